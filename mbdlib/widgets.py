@@ -111,7 +111,8 @@ def interactive_figure(draw: Callable[..., object], controls: Mapping[str, w.Val
     def refresh(_change=None):
         values = {name: c.value for name, c in controls.items()}
         with out:
-            out.clear_output(wait=True)
+            if running_in_kernel():  # outside a kernel there is nothing to clear
+                out.clear_output(wait=True)
             draw(**values)
             plt.show()
 
