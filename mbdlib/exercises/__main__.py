@@ -1,0 +1,81 @@
+"""Command line: ``python -m mbdlib.exercises {generate,grade,list} ...``.
+
+Examples::
+
+    python -m mbdlib.exercises generate solutions exercises          # write student versions
+    python -m mbdlib.exercises generate solutions exercises --check  # exit 1 if out of date
+    python -m mbdlib.exercises grade submissions/ --out grades.csv --timeout 120 --workers 2 \\
+        --feedback feedback/
+    python -m mbdlib.exercises list 1                                # the registry of chapter 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .core import exercises
+from .generate import GenerateError, generate
+from .grade import grade
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m mbdlib.exercises", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    g = sub.add_parser("generate", help="write the student notebooks from the solution notebooks")
+    g.add_argument("solutions", help="directory of solution notebooks (source of truth)")
+    g.add_argument("exercises", help="directory of student notebooks (generated)")
+    g.add_argument("--check", action="store_true", help="write nothing; exit 1 if exercises/ is out of date")
+
+    r = sub.add_parser("grade", help="execute submissions and write grades.csv (+ feedback)")
+    r.add_argument("submissions", nargs="+", help="notebooks, or directories of notebooks")
+    r.add_argument("--out", default="grades.csv", help="CSV file to write (default: grades.csv)")
+    r.add_argument(
+        "--timeout", type=float, default=120, help="seconds per notebook, wall clock (default 120)"
+    )
+    r.add_argument("--workers", type=int, default=1, help="notebooks graded in parallel (default 1)")
+    r.add_argument("--feedback", default=None, help="directory for one markdown feedback file per student")
+    r.add_argument("--chapter", type=int, default=None, help="chapter, when notebooks do not say")
+    r.add_argument("--resume", action="store_true", help="keep --out and skip students already in it")
+
+    lst = sub.add_parser("list", help="list the registered exercises of a chapter")
+    lst.add_argument("chapter", type=int)
+
+    args = parser.parse_args(argv)
+    if args.command == "generate":
+        try:
+            result = generate(args.solutions, args.exercises, check=args.check)
+        except GenerateError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        if args.check:
+            for problem in result:
+                print(problem, file=sys.stderr)
+            if result:
+                print(
+                    f"run: python -m mbdlib.exercises generate {args.solutions} {args.exercises}",
+                    file=sys.stderr,
+                )
+                return 1
+            print(f"{args.exercises} is up to date with {args.solutions}")
+            return 0
+        for path in result:
+            print(f"wrote {path}")
+        if not result:
+            print(f"{args.exercises} already up to date")
+        return 0
+    if args.command == "grade":
+        subs = grade(
+            args.submissions, args.out, args.timeout, args.workers, args.feedback, args.chapter, args.resume
+        )
+        print(f"graded {len(subs)} notebook(s) into {args.out}")
+        return 0
+    for ex in exercises(args.chapter):
+        kind = "function" if ex.is_function else "value"
+        print(f"{ex.id}\t{ex.points:g} pt\t{kind}\t{len(ex.mistakes)} mistakes\t{ex.title}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
