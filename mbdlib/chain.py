@@ -377,7 +377,8 @@ class Chain:
                 body = RigidBody.rod(m, length, name=f"link{i + 1}")
             else:
                 Iz = inertias[i]
-                body = RigidBody(m, com=(length / 2, 0, 0), inertia=(0, Iz, Iz), name=f"link{i + 1}")
+                body = RigidBody(m, com=(length / 2, 0, 0), inertia=(0, Iz, Iz), name=f"link{i + 1}",
+                                 allow_degenerate=True)  # a slender rod with the given I_z
             chain.add_link(f"link{i + 1}", Joint(f"joint{i + 1}", "revolute", (0, 0, 1), origin), body)
         return chain
 
@@ -385,15 +386,16 @@ class Chain:
     def spatial_arm_example(cls, name: str = "spatial arm") -> Chain:
         """A 4-joint spatial arm: waist about z, shoulder and elbow about y, a sliding tip.
 
-        Dimensions (m, kg): column height 0.5, upper arm 0.4, forearm 0.3; the
-        fourth joint is prismatic along the forearm (a telescopic tip, 0.2 m rod).
+        Dimensions (m, kg): column (a cylinder) height 0.5, upper arm 0.4, forearm 0.3
+        (uniform rods along x); the fourth joint slides along the forearm (a telescopic
+        tip, a 0.2 m rod).  Used by the book as a small but fully spatial example.
 
         >>> Chain.spatial_arm_example().n
         4
         """
         chain = cls(name=name)
         chain.add_link("column", Joint("waist", "revolute", (0, 0, 1)),
-                       RigidBody(4.0, com=(0, 0, 0.25), inertia=(0.09, 0.09, 0.01), name="column"))
+                       RigidBody.cylinder(4.0, 0.05, 0.5, com=(0, 0, 0.25), name="column"))
         chain.add_link("upper_arm", Joint("shoulder", "revolute", (0, 1, 0), origin=(0, 0, 0.5)),
                        RigidBody.rod(2.0, 0.4, name="upper_arm"))
         chain.add_link("forearm", Joint("elbow", "revolute", (0, 1, 0), origin=(0.4, 0, 0)),

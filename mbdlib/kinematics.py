@@ -189,7 +189,7 @@ def forward_kinematics(chain: Chain, q, qd=None, qdd=None, base_acceleration=Non
     base = dict(A=as_backend(bk.eye(3), sym), r=zero, omega=zero, alpha=zero, v=zero, a=as_backend(a0, sym))
 
     out = {key: [] for key in ("R", "A", "r", "l", "d", "omega", "alpha", "v", "a", "v_c", "a_c")}
-    known = ["A", "r"] + (["omega", "v"] if qd is not None else []) + (["alpha", "a"] if qdd is not None else [])
+    known = ["A", "r"] + ([] if qd is None else ["omega", "v"]) + ([] if qdd is None else ["alpha", "a"])
     for i, link in enumerate(chain.links):
         P = {key: base[key] if link.parent == -1 else out[key][link.parent] for key in known}  # parent
         A_pi, l = link.joint.transform(q[i], symbolic=sym)  # frame i in parent; l = source's l_{i-1}
