@@ -41,10 +41,22 @@ VERDICTS = ("correct", "wrong", "unanswered", "error")
 
 @dataclass(frozen=True)
 class Mistake:
-    """A typical wrong answer: ``answer(*case)`` produces it, ``hint`` explains it."""
+    """A typical wrong answer and the hint to show when the student's answer is that one.
 
-    answer: Callable[..., Any]
+    Either ``answer(*case)`` produces the wrong answer (it matches when the
+    student's answer equals it within the exercise's tolerances), or
+    ``test(student, expected)`` recognises it directly from the normalised
+    student and expected answers (e.g. "a multiple of the right quaternion").
+    """
+
+    answer: Callable[..., Any] | None
     hint: str
+    test: Callable[[Any, Any], bool] | None = None
+
+    @classmethod
+    def when(cls, test: Callable[[Any, Any], bool], hint: str) -> Mistake:
+        """A mistake recognised by a predicate ``test(student, expected) -> bool``."""
+        return cls(None, hint, test)
 
 
 @dataclass
@@ -269,15 +281,27 @@ def _evaluate(ex: Exercise, answer: Any) -> Verdict:
             return verdict("wrong", msg + where)
 
     def matches(produce: Callable) -> bool:
+        try:
+            return _all_same(produce)
+        except Exception:  # noqa: BLE001 - a mistake that cannot be produced here does not match
+            return False
+
+    def _all_same(produce: Callable) -> bool:
         return all(
             same(g, normalize(produce(*c)), ex.rtol, ex.atol, seed=i)
             for i, (g, c) in enumerate(zip(given, cases, strict=True))
         )
 
-    if matches(ex.reference) or any(matches(alt) for alt in ex.alternatives):
+    if _all_same(ex.reference) or any(matches(alt) for alt in ex.alternatives):
         return verdict("correct")
+    def recognised(test: Callable) -> bool:
+        try:
+            return all(bool(test(g, normalize(ex.reference(*c)))) for g, c in zip(given, cases, strict=True))
+        except Exception:  # noqa: BLE001 - a predicate that does not apply does not match
+            return False
+
     for mistake in ex.mistakes:
-        if matches(mistake.answer):
+        if recognised(mistake.test) if mistake.test else matches(mistake.answer):
             return verdict("wrong", mistake.hint)
     for i, (g, c) in enumerate(zip(given, cases, strict=True)):
         expected = normalize(ex.reference(*c))
