@@ -77,7 +77,8 @@ register(
             Mistake(
                 lambda: rot_x(_ypr()[2]) @ rot_y(_ypr()[1]) @ rot_z(_ypr()[0]),
                 "you multiplied in the reverse order (Rx Ry Rz, an extrinsic xyz sequence): for the "
-                "intrinsic ZYX sequence each new rotation multiplies on the right, A = Rz(psi) Ry(theta) Rx(phi)",
+                "intrinsic ZYX sequence each new rotation multiplies on the right: A = Rz(psi) Ry(theta) "
+                "Rx(phi)",
             ),
             Mistake(
                 lambda: dcm_from_euler("ZYX", np.array(YPR_DEG)),
