@@ -109,7 +109,7 @@ def test_tree_by_parent_index_or_name():
 def test_chain_bad_input():
     c = Chain(name="arm")
     c.add_link("a", Joint("ja"), rod())
-    with pytest.raises(ModelError, match=r"link 'b': parent index 3 does not exist yet .*add the parent first"):
+    with pytest.raises(ModelError, match=r"link 'b': parent index 3 does not exist yet .*add the parent"):
         c.add_link("b", Joint("jb"), rod(), parent=3)
     with pytest.raises(ModelError, match=r"link 'b': parent 'nope' is not a link"):
         c.add_link("b", Joint("jb"), rod(), parent="nope")
