@@ -6,6 +6,7 @@ Examples::
     python -m mbdlib.exercises generate solutions exercises --check  # exit 1 if out of date
     python -m mbdlib.exercises grade submissions/ --out grades.csv --timeout 120 --workers 2 \\
         --feedback feedback/
+    python -m mbdlib.exercises execute solutions/ch01_kinematics.ipynb  # refresh stored outputs
     python -m mbdlib.exercises list 1                                # the registry of chapter 1
 """
 
@@ -14,9 +15,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+import nbformat
+
 from .core import exercises
-from .generate import GenerateError, generate
-from .grade import grade
+from .generate import GenerateError, generate, render
+from .grade import execute, grade, notebooks_in
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,6 +41,10 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--feedback", default=None, help="directory for one markdown feedback file per student")
     r.add_argument("--chapter", type=int, default=None, help="chapter, when notebooks do not say")
     r.add_argument("--resume", action="store_true", help="keep --out and skip students already in it")
+
+    x = sub.add_parser("execute", help="run notebooks in place (refresh stored outputs, e.g. of solutions)")
+    x.add_argument("notebooks", nargs="+")
+    x.add_argument("--timeout", type=float, default=300, help="seconds per notebook (default 300)")
 
     lst = sub.add_parser("list", help="list the registered exercises of a chapter")
     lst.add_argument("chapter", type=int)
@@ -71,6 +78,18 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"graded {len(subs)} notebook(s) into {args.out}")
         return 0
+    if args.command == "execute":
+        failed = 0
+        for path in notebooks_in(args.notebooks):
+            nb = nbformat.read(path, as_version=4)
+            status, detail = execute(nb, path.parent, args.timeout)
+            if status != "ok":
+                print(f"{path}: {status}: {detail}", file=sys.stderr)
+                failed += 1
+                continue
+            path.write_text(render(nb), encoding="utf-8")
+            print(f"executed {path}")
+        return 1 if failed else 0
     for ex in exercises(args.chapter):
         kind = "function" if ex.is_function else "value"
         print(f"{ex.id}\t{ex.points:g} pt\t{kind}\t{len(ex.mistakes)} mistakes\t{ex.title}")

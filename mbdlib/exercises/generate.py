@@ -29,14 +29,19 @@ BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 MD_BLOCK = re.compile(r"<!-- BEGIN SOLUTION -->.*?<!-- END SOLUTION -->", re.DOTALL)
 MD_PLACEHOLDER = "*Write your answer here.*"
 PLACEHOLDER = "# your code here"
+_IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
 
 
 class GenerateError(ValueError):
     """A solution notebook is malformed (unbalanced markers, ...); the message names the file and cell."""
 
 
-def _placeholder(block: list[str], indent: str) -> list[str]:
-    """Placeholder lines for one solution block (``block``: its lines, without markers)."""
+def _placeholder(block: list[str], indent: str, used: set[str] | None = None) -> list[str]:
+    """Placeholder lines for one solution block (``block``: its lines, without markers).
+
+    ``used``: the names the rest of the notebook refers to; assigned names not in
+    it are intermediate results of the solution and get no placeholder (None: keep all).
+    """
     source = textwrap.dedent("\n".join(block))
     try:
         tree = ast.parse(source)
@@ -46,7 +51,7 @@ def _placeholder(block: list[str], indent: str) -> list[str]:
     seen: set[str] = set()
 
     def assign(name: str) -> None:
-        if name not in seen:
+        if name not in seen and (used is None or name in used):
             seen.add(name)
             out.append(f"{indent}{name} = None  {PLACEHOLDER}")
 
@@ -90,8 +95,11 @@ def _placeholder(block: list[str], indent: str) -> list[str]:
     return out
 
 
-def strip_solutions(source: str, where: str = "cell") -> str:
+def strip_solutions(source: str, where: str = "cell", used: set[str] | None = None) -> str:
     """Replace every marked solution block of a code cell's source by its placeholder.
+
+    ``used``: names that later cells refer to (see :func:`_placeholder`); the
+    code after the block in the same cell always counts.
 
     Examples
     --------
@@ -116,7 +124,8 @@ def strip_solutions(source: str, where: str = "cell") -> str:
         elif stripped == END:
             if block is None:
                 raise GenerateError(f"{where}, line {number}: '{END}' without a '{BEGIN}' before it")
-            out += _placeholder(block, indent)
+            later = set(_IDENT.findall("\n".join(lines[number:])))
+            out += _placeholder(block, indent, None if used is None else used | later)
             block = None
         elif block is not None:
             block.append(line)
@@ -130,10 +139,12 @@ def strip_solutions(source: str, where: str = "cell") -> str:
 def student_version(nb: nbformat.NotebookNode, name: str = "notebook") -> nbformat.NotebookNode:
     """A copy of a solution notebook with solutions replaced and outputs cleared."""
     nb = nbformat.from_dict(nb)  # deep copy
+    code = [c.source if c.cell_type == "code" else "" for c in nb.cells]
     for i, cell in enumerate(nb.cells):
         cell.metadata.pop("execution", None)
         if cell.cell_type == "code":
-            cell.source = strip_solutions(cell.source, f"{name}, cell {i}")
+            used = set(_IDENT.findall("\n".join(code[i + 1 :])))
+            cell.source = strip_solutions(cell.source, f"{name}, cell {i}", used)
             cell.outputs = []
             cell.execution_count = None
         elif cell.cell_type == "markdown":

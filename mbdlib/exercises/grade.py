@@ -141,24 +141,22 @@ def _student_name(path: Path, nb=None) -> str:
     return str(name) if name else path.stem
 
 
-def run_submission(path: str | Path, timeout: float = 120, chapter: int | None = None) -> Submission:
-    """Execute one notebook in a fresh kernel within ``timeout`` seconds and collect its records."""
+def execute(nb, cwd: str | Path, timeout: float = 120) -> tuple[str, str]:
+    """Run a notebook's code cells in place, in a fresh ``python3`` kernel, within ``timeout`` seconds.
+
+    The budget is wall-clock for the whole notebook: each cell gets the time
+    that is left.  Returns ``(status, detail)`` with status ``"ok"``,
+    ``"error"`` (a cell raised, or the kernel died) or ``"timeout"``; the
+    outputs of the cells that ran stay in ``nb``.
+    """
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
-    path = Path(path)
-    start = time.monotonic()
-    deadline = start + timeout
-    try:
-        nb = nbformat.read(path, as_version=4)
-    except Exception as exc:  # noqa: BLE001 - anything unreadable is an invalid notebook
-        sub = Submission(path, path.stem, chapter, status="invalid-notebook")
-        sub.detail = f"not a readable notebook ({type(exc).__name__}: {_short(str(exc))})"
-        return sub
-    sub = Submission(path, _student_name(path, nb), chapter_of(nb) or chapter)
+    deadline = time.monotonic() + timeout
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs = []
+            cell.execution_count = None
     client = NotebookClient(
         nb,
         kernel_name="python3",
@@ -166,7 +164,7 @@ def run_submission(path: str | Path, timeout: float = 120, chapter: int | None =
         startup_timeout=max(1, math.ceil(min(timeout, 60))),
         shutdown_kernel="immediate",
         allow_errors=False,
-        resources={"metadata": {"path": str(path.parent.resolve())}},
+        resources={"metadata": {"path": str(Path(cwd).resolve())}},
     )
     index = -1
     try:
@@ -180,17 +178,34 @@ def run_submission(path: str | Path, timeout: float = 120, chapter: int | None =
                 client.timeout = max(1, math.ceil(left))
                 client.execute_cell(cell, index)
     except CellTimeoutError:
-        sub.status, sub.detail = "timeout", f"{_num(timeout)} s limit reached in cell {index}"
+        return "timeout", f"{_num(timeout)} s limit reached in cell {index}"
     except CellExecutionError as exc:
         ename = getattr(exc, "ename", type(exc).__name__)
-        sub.status, sub.detail = "error", f"{ename} in cell {index}: {_short(getattr(exc, 'evalue', ''))}"
+        return "error", f"{ename} in cell {index}: {_short(getattr(exc, 'evalue', ''))}"
     except DeadKernelError:
-        sub.status, sub.detail = "error", f"the kernel died in cell {index}"
+        return "error", f"the kernel died in cell {index}"
     except Exception as exc:  # noqa: BLE001 - kernel start failures, zmq errors ...
         if time.monotonic() >= deadline:
-            sub.status, sub.detail = "timeout", f"{_num(timeout)} s limit reached in cell {index}"
-        else:
-            sub.status, sub.detail = "error", f"{type(exc).__name__} in cell {index}: {_short(str(exc))}"
+            return "timeout", f"{_num(timeout)} s limit reached in cell {index}"
+        return "error", f"{type(exc).__name__} in cell {index}: {_short(str(exc))}"
+    finally:
+        for cell in nb.cells:
+            cell.metadata.pop("execution", None)  # nbclient's timestamps: keep files deterministic
+    return "ok", ""
+
+
+def run_submission(path: str | Path, timeout: float = 120, chapter: int | None = None) -> Submission:
+    """Execute one notebook in a fresh kernel within ``timeout`` seconds and collect its records."""
+    path = Path(path)
+    start = time.monotonic()
+    try:
+        nb = nbformat.read(path, as_version=4)
+    except Exception as exc:  # noqa: BLE001 - anything unreadable is an invalid notebook
+        sub = Submission(path, path.stem, chapter, status="invalid-notebook")
+        sub.detail = f"not a readable notebook ({type(exc).__name__}: {_short(str(exc))})"
+        return sub
+    sub = Submission(path, _student_name(path, nb), chapter_of(nb) or chapter)
+    sub.status, sub.detail = execute(nb, path.parent, timeout)
     sub.records = records_in(nb)
     if sub.chapter is None and sub.records:
         sub.chapter = int(next(iter(sub.records)).split(".")[0])
