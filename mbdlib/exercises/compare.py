@@ -220,19 +220,24 @@ def same(student, expected, rtol: float = 1e-6, atol: float = 1e-9, seed: int = 
     s_sym, e_sym = isinstance(student, sp.MatrixBase), isinstance(expected, sp.MatrixBase)
     if not (s_sym or e_sym):
         return _allclose(_numeric(student), _numeric(expected), rtol, atol)
-    if set(symbol_names(student)) - set(symbol_names(expected)) or s_sym != e_sym:
+    if e_sym and not s_sym:
+        return False  # numbers where a formula is expected
+    if e_sym and set(symbol_names(student)) - set(symbol_names(expected)):
         return False
     names = symbol_names(student, expected)
     for point in sample_points(names, seed):
         if not _allclose(_numeric(student, point), _numeric(expected, point), rtol, atol):
             return False
-    by_name = {s.name: s for s in expected.free_symbols}
-    s = student.xreplace({x: by_name[x.name] for x in student.free_symbols})
-    diff = (s.reshape(*expected.shape) if s.shape != expected.shape else s) - expected
+    if e_sym:
+        by_name = {s.name: s for s in expected.free_symbols}
+        s = student.xreplace({x: by_name[x.name] for x in student.free_symbols})
+        e = expected
+    else:  # a formula that should be a constant (sin(x)**2 + cos(x)**2 for 1)
+        s, e = student, sp.Matrix(np.atleast_2d(np.asarray(expected, dtype=float)).tolist())
     try:
-        if diff.applyfunc(sp.simplify).is_zero_matrix:
+        if (s.reshape(*e.shape) - e).applyfunc(sp.simplify).is_zero_matrix:
             return True
-    except (TypeError, ValueError, NotImplementedError):  # pragma: no cover - sympy internals
+    except (TypeError, ValueError, NotImplementedError, AttributeError):  # pragma: no cover - sympy internals
         pass
     return True  # simplification inconclusive, numeric agreement at every point
 
