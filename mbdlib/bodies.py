@@ -10,8 +10,8 @@ Validation of numeric data (symbolic data is only checked for symmetry):
   tensor: it is the "virtual link" of a chain (e.g. the cross of a universal joint
   modelled as two revolute joints). Negative mass is always an error.
 * ``inertia`` symmetric, positive definite, and its principal moments satisfy the
-  triangle inequalities ``I1 + I2 >= I3`` (and permutations): the moments of any real
-  mass distribution do (Meriam & Kraige, *Engineering Mechanics: Dynamics*, app. B).
+  triangle inequalities ``I1 + I2 >= I3`` (and permutations): in principal axes
+  ``I1 + I2 - I3 = 2 ∫ z^2 dm >= 0``, so every real mass distribution satisfies them.
 * A positive *semi*-definite inertia (a zero principal moment: slender rod, point
   mass) makes ``I alpha = M`` singular for a free body. It is rejected unless
   ``allow_degenerate=True`` (:meth:`RigidBody.rod` sets it, since the slender rod is a
@@ -35,7 +35,7 @@ _TOL = 1e-9  # relative tolerance of the inertia checks
 def parallel_axis(I_c, mass, r):
     """Inertia about a point displaced by ``r`` from the centre of mass.
 
-    ``I_P = I_c + m (r^T r 1 - r r^T)`` (Steiner; Nikravesh 1988, eq. 6.138).
+    ``I_P = I_c + m (r^T r 1 - r r^T)`` (Steiner's theorem; Nikravesh 1988, ch. 6).
 
     Parameters
     ----------
@@ -209,8 +209,8 @@ class RigidBody:
         return rotate_inertia(self.inertia, A)
 
     # ------------------------------------------------------------------ textbook bodies
-    # Formulas: Meriam & Kraige, Engineering Mechanics: Dynamics, appendix B, table D/4;
-    # Beer & Johnston, Vector Mechanics for Engineers, fig. 9.28.
+    # Formulas: any table of homogeneous solids, e.g. Meriam & Kraige, Engineering Mechanics:
+    # Dynamics, appendix D; checked against exact integrals in tests/test_bodies.py.
     @classmethod
     def rod(cls, mass, length, name: str = "rod", axis: str = "x"):
         """Uniform slender rod from the frame origin along ``axis``: com at ``length/2``,

@@ -3,7 +3,7 @@
 Conventions (stated once, used everywhere in mbdlib):
 
 * A direction cosine matrix (DCM) ``A`` maps body components to global ones,
-  ``r_p = r_i + A @ s_p`` (Nikravesh 1988, eq. 6.4; Haug 1989, eq. 9.2.11).
+  ``r_p = r_i + A @ s_p`` (Nikravesh 1988, ch. 6; Haug 1989, spatial kinematics).
 * Euler sequences are named as in ``scipy.spatial.transform.Rotation``:
   ``"ZYX"`` (uppercase) is intrinsic, ``A = R_z(a1) R_y(a2) R_x(a3)``;
   ``"zyx"`` (lowercase) is extrinsic, ``A = R_x(a3) R_y(a2) R_z(a1)``.
@@ -18,7 +18,7 @@ symbols and then return sympy matrices; the ones that invert a rotation
 
 References: P. E. Nikravesh, *Computer-Aided Analysis of Mechanical Systems*, 1988,
 ch. 6; E. J. Haug, *Computer Aided Kinematics and Dynamics of Mechanical Systems*,
-1989, ch. 9; S. W. Shepperd, "Quaternion from rotation matrix", J. Guidance and
+1989; S. W. Shepperd, "Quaternion from rotation matrix", J. Guidance and
 Control 1(3), 1978; M. D. Shuster, "A survey of attitude representations",
 J. Astronautical Sciences 41(4), 1993.
 """
@@ -45,14 +45,18 @@ _AXES = {"x": 0, "y": 1, "z": 2}
 
 
 # --------------------------------------------------------------------------- helpers
-def _numeric_only(func: str, **args) -> None:
-    """Raise a clear error if a numeric-only function receives sympy input."""
-    for name, value in args.items():
-        if is_symbolic(value):
-            raise ShapeError(
-                f"{func} works on numbers only, but {name} contains sympy symbols; substitute "
-                f"numbers first (e.g. {name}.subs({{...}})) or use a numeric value"
-            )
+def _numeric(func: str, name: str, value):
+    """``value`` as numbers for a numeric-only function; sympy input without free symbols
+    (e.g. ``rot_z(sp.pi / 2)``) is evaluated, input with symbols raises a clear error."""
+    if not is_symbolic(value):
+        return value
+    m = sp.Matrix(value)
+    if m.free_symbols:
+        raise ShapeError(
+            f"{func} works on numbers only, but {name} contains the sympy symbols "
+            f"{sorted(map(str, m.free_symbols))}; substitute numbers first (e.g. {name}.subs(...))"
+        )
+    return np.array(m.evalf(), dtype=float)
 
 
 def _finite(a, name: str):
@@ -199,7 +203,7 @@ def check_rotation(A, name: str = "A", tol: float = 1e-9):
     ...
     mbdlib.errors.RotationError: A has det = -1: a reflection, not a rotation ...
     """
-    _numeric_only("check_rotation", **{name: A})
+    A = _numeric("check_rotation", name, A)
     try:
         A = matrix(A, (3, 3), name)
     except ShapeError as exc:
@@ -237,7 +241,7 @@ def _intrinsic_form(seq):
 
     Returns the axes ``b`` and ``order``, the positions of ``phi1, phi2, phi3`` in the
     user's angle vector. An extrinsic sequence ``abc`` is the intrinsic ``CBA`` with the
-    angles reversed (Shuster 1993, sec. 4).
+    angles reversed: ``R_c(a3) R_b(a2) R_a(a1)`` (Shuster 1993).
     """
     axes, intrinsic = _parse_seq(seq)
     return (axes, (0, 1, 2)) if intrinsic else (axes[::-1], (2, 1, 0))
@@ -296,11 +300,11 @@ def euler_from_dcm(seq: str, A, tol: float = 1e-7):
     >>> euler_from_dcm("ZYX", dcm_from_euler("ZYX", [0.3, -0.2, 0.1]))
     array([ 0.3, -0.2,  0.1])
     """
-    _numeric_only("euler_from_dcm", A=A)
+    A = _numeric("euler_from_dcm", "A", A)
     A = check_rotation(A)
     axes, order = _intrinsic_form(seq)
     i, j, k = axes
-    # A = R_i(a) R_j(b) R_k(g): closed forms from expanding the product (Shuster 1993, sec. 4)
+    # A = R_i(a) R_j(b) R_k(g): closed forms obtained by expanding the product (cf. Shuster 1993)
     if i != k:  # Tait-Bryan
         eps = _parity(i, j, k)
         cb = np.hypot(A[i, i], A[i, j])
@@ -367,7 +371,7 @@ def dcm_from_quat(e, tol: float = 1e-6):
     """DCM of unit Euler parameters ``e = (e0, e1, e2, e3)`` (scalar first).
 
     ``A = (2 e0^2 - 1) I + 2 (e e^T + e0 ẽ)`` with ``e = (e1, e2, e3)``
-    (Nikravesh 1988, eq. 6.18). Raises :class:`RotationError` for a zero quaternion or
+    (Nikravesh 1988, ch. 6). Raises :class:`RotationError` for a zero quaternion or
     one whose norm differs from 1 by more than ``tol`` (see :func:`normalize_quat`).
 
     >>> dcm_from_quat([np.cos(np.pi / 4), 0, 0, np.sin(np.pi / 4)]).round(12) + 0.0
@@ -397,7 +401,7 @@ def quat_from_dcm(A):
     >>> quat_from_dcm(rot_z(np.pi / 2)).round(6)
     array([0.707107, 0.      , 0.      , 0.707107])
     """
-    _numeric_only("quat_from_dcm", A=A)
+    A = _numeric("quat_from_dcm", "A", A)
     A = check_rotation(A)
     tr = np.trace(A)
     sq = np.array([1 + tr, 1 + 2 * A[0, 0] - tr, 1 + 2 * A[1, 1] - tr, 1 + 2 * A[2, 2] - tr])
@@ -445,7 +449,7 @@ def quat_conjugate(e):
 
 # --------------------------------------------------------------------------- axis-angle
 def dcm_from_axis_angle(axis, angle):
-    """Rodrigues' formula ``A = I + sin(t) ũ + (1 - cos(t)) ũ ũ`` (Nikravesh 1988, eq. 6.29).
+    """Rodrigues' formula ``A = I + sin(t) ũ + (1 - cos(t)) ũ ũ`` (Nikravesh 1988, ch. 6).
 
     ``axis`` (shape (3,)) is normalised to the unit vector ``u``; a zero axis raises
     :class:`RotationError`. A symbolic axis is divided by its symbolic norm unless that
@@ -479,7 +483,7 @@ def axis_angle_from_dcm(A):
     >>> u.round(12) + 0.0, round(t, 12)
     (array([0., 1., 0.]), 0.5)
     """
-    _numeric_only("axis_angle_from_dcm", A=A)
+    A = _numeric("axis_angle_from_dcm", "A", A)
     e = quat_from_dcm(A)
     s = float(np.linalg.norm(e[1:]))
     angle = 2.0 * np.arctan2(s, e[0])
@@ -503,8 +507,8 @@ def euler_rate_matrix(seq: str, angles, frame: str = "global"):
     """Matrix ``E`` with ``omega = E @ angle_rates`` for an Euler sequence.
 
     Write the sequence as ``A = R_1(phi1) R_2(phi2) R_3(phi3)`` about axes ``b1, b2, b3``
-    (an extrinsic sequence is the reversed intrinsic one). Then (Shuster 1993, eq. 206;
-    Nikravesh 1988, sec. 6.4)::
+    (an extrinsic sequence is the reversed intrinsic one). Then (Shuster 1993;
+    Nikravesh 1988, ch. 6)::
 
         omega  = b1 phi1' + R_1 b2 phi2' + R_1 R_2 b3 phi3'        (global components)
         omega' = (R_2 R_3)^T b1 phi1' + R_3^T b2 phi2' + b3 phi3'  (body components)
@@ -600,7 +604,7 @@ def quat_rates(e, omega, frame: str = "global"):
     """Euler-parameter rates ``ė`` (shape (4,)) from the angular velocity.
 
     ``ė = ½ G^T omega`` (global components) or ``ė = ½ L^T omega'`` (body components),
-    with ``G = [-e, ẽ + e0 I]`` and ``L = [-e, -ẽ + e0 I]`` (Nikravesh 1988, eqs. 6.73-6.76;
+    with ``G = [-e, ẽ + e0 I]`` and ``L = [-e, -ẽ + e0 I]`` (Nikravesh 1988, ch. 6;
     Haug 1989 calls them E and G). No singularity, unlike Euler angles.
 
     >>> quat_rates([1, 0, 0, 0], [0, 0, 2.0])
@@ -618,7 +622,7 @@ def quat_rates(e, omega, frame: str = "global"):
 def omega_from_quat_rates(e, edot, frame: str = "global"):
     """Angular velocity from Euler parameters and their rates: ``omega = 2 G ė`` / ``omega' = 2 L ė``.
 
-    (Nikravesh 1988, eqs. 6.73-6.74.) ``edot`` must be tangent (``e·ė = 0``) for the pair
+    (Nikravesh 1988, ch. 6.) ``edot`` must be tangent (``e·ė = 0``) for the pair
     to describe a rotation; any component along ``e`` is ignored by ``G``.
 
     >>> omega_from_quat_rates([1, 0, 0, 0], [0, 0, 0, 1.0])
@@ -636,7 +640,7 @@ def omega_from_quat_rates(e, edot, frame: str = "global"):
 def dcm_rate(A, omega):
     """Time derivative of a DCM, ``Ȧ = ω̃ A`` with ``omega`` in global components.
 
-    (Nikravesh 1988, eq. 6.50.) A numeric ``A`` is checked with :func:`check_rotation`.
+    (Nikravesh 1988, ch. 6.) A numeric ``A`` is checked with :func:`check_rotation`.
 
     >>> dcm_rate(np.eye(3), [0, 0, 1.0])
     array([[ 0., -1.,  0.],

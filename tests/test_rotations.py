@@ -23,6 +23,7 @@ SEQS = LOWER + [s.upper() for s in LOWER]  # 12 extrinsic + 12 intrinsic
 assert len(SEQS) == 24
 
 FAST = settings(max_examples=25, deadline=None)
+PER_SEQ = settings(max_examples=12, deadline=None)  # x 24 sequences
 MEDIUM = settings(max_examples=60, deadline=None)
 
 angle = st.floats(-np.pi, np.pi, allow_nan=False)
@@ -137,13 +138,16 @@ def test_dcm_consumers_reject_bad_matrices(func):
 def test_numeric_only_functions_reject_symbols(func):
     with pytest.raises(ShapeError, match="numbers only"):
         func(rot.rot_z(sp.Symbol("t")))
-    with pytest.raises(ShapeError, match="euler_from_dcm works on numbers only"):
+    with pytest.raises(ShapeError, match=r"euler_from_dcm works on numbers only, but A contains .*\['t'\]"):
         rot.euler_from_dcm("ZYX", rot.rot_z(sp.Symbol("t")))
+    # exact sympy numbers are fine: they are evaluated
+    exact, floats = func(rot.rot_z(sp.pi / 3)), func(rot.rot_z(np.pi / 3))
+    np.testing.assert_allclose(np.hstack(exact), np.hstack(floats), atol=1e-15)
 
 
 # ----------------------------------------------------------------------------- Euler sequences
 @pytest.mark.parametrize("seq", SEQS)
-@FAST
+@PER_SEQ
 @given(a=angles3)
 def test_dcm_from_euler_matches_scipy(seq, a):
     A = rot.dcm_from_euler(seq, a)
@@ -152,7 +156,7 @@ def test_dcm_from_euler_matches_scipy(seq, a):
 
 
 @pytest.mark.parametrize("seq", SEQS)
-@FAST
+@PER_SEQ
 @given(a=angles3, u=st.floats(0.01, 0.99))
 def test_euler_from_dcm_recovers_angles_and_matches_scipy(seq, a, u):
     # angles in scipy's ranges, middle angle kept away from gimbal lock: the answer is unique
@@ -167,7 +171,7 @@ def test_euler_from_dcm_recovers_angles_and_matches_scipy(seq, a, u):
 
 
 @pytest.mark.parametrize("seq", SEQS)
-@FAST
+@PER_SEQ
 @given(a=angles3)
 def test_euler_from_dcm_round_trips_any_rotation(seq, a):
     A = Rotation.from_euler(seq, a).as_matrix()
@@ -285,7 +289,7 @@ def test_axis_angle_matches_scipy_and_round_trips(axis, t):
 
 @pytest.mark.parametrize("t", [0.0, 1e-12, 1e-7, np.pi - 1e-7, np.pi - 1e-12, np.pi])
 def test_axis_angle_is_robust_near_zero_and_pi(t):
-    u = np.array([2.0, -3.0, 6.0]) / 7.0
+    u = np.array([-2.0, -3.0, 6.0]) / 7.0
     A = Rotation.from_rotvec(t * u).as_matrix()
     u2, t2 = rot.axis_angle_from_dcm(A)
     assert t2 == pytest.approx(t, abs=1e-9)
@@ -309,7 +313,7 @@ def central_difference(f, x, xdot, h=1e-6):
 
 
 @pytest.mark.parametrize("seq", SEQS)
-@FAST
+@PER_SEQ
 @given(a=angles3, rates=vec3)
 def test_euler_rates_give_omega_of_finite_difference(seq, a, rates):
     A = rot.dcm_from_euler(seq, a)
@@ -323,7 +327,7 @@ def test_euler_rates_give_omega_of_finite_difference(seq, a, rates):
 
 
 @pytest.mark.parametrize("seq", SEQS)
-@FAST
+@PER_SEQ
 @given(a=angles3, omega=vec3)
 def test_euler_rates_from_omega_inverts_and_det_is_closed_form(seq, a, omega):
     E = rot.euler_rate_matrix(seq, a)
