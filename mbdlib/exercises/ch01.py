@@ -150,7 +150,7 @@ def _unit_multiple(student, expected) -> bool:
     n = np.linalg.norm(s)
     return (
         abs(n - 1) > 1e-3
-        and n > 0
+        and 1e-12 < n < 1e12
         and min(np.linalg.norm(s / n - expected), np.linalg.norm(s / n + expected)) < 1e-6
     )
 
@@ -276,7 +276,8 @@ def _pv_c2_closed_form(absolute=False, elbow=True, local=False):
     a2 = q2 if absolute else q1 + q2  # absolute angle of link 2
     r_j2 = L1 * np.array([np.cos(q1), np.sin(q1), 0.0])
     r_c2 = r_j2 + L2 / 2 * np.array([np.cos(a2), np.sin(a2), 0.0])
-    col1 = np.cross(K, r_c2 if elbow else r_j2)
+    # reading q2 as absolute, link 2 no longer turns with q1: d r_C2/dq1 = k x r_elbow
+    col1 = np.cross(K, r_c2 if elbow and not absolute else r_j2)
     col2 = np.cross(K, r_c2 - r_j2)
     J = np.column_stack([col1, col2])
     if local:
