@@ -460,13 +460,15 @@ def dcm_from_axis_angle(axis, angle):
     """
     u = _finite(vector(axis, 3, "axis"), "axis")
     angle = _scalar(angle, "angle")
+    if is_symbolic(angle) and not is_symbolic(u):  # keep whole-number axes exact: (1, 1, 0) -> sqrt(2)/2
+        u = sp.Matrix([int(x) if float(x).is_integer() else x for x in u])
     n2 = dot(u, u)
     if (is_symbolic(n2) and sp.simplify(n2) == 0) or (not is_symbolic(n2) and n2 == 0):
         raise RotationError("axis is the zero vector; a rotation axis needs a direction, e.g. (0, 0, 1)")
     if not (is_symbolic(n2) and sp.simplify(n2 - 1) == 0):
         u = u / sqrt(n2)
     symbolic = is_symbolic(u, angle)
-    U = skew(sp.Matrix(u) if symbolic else u)
+    U = skew(u)
     eye = sp.eye(3) if symbolic else np.eye(3)
     return eye + sin(angle) * U + (1 - cos(angle)) * (U @ U)
 

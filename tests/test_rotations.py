@@ -440,6 +440,9 @@ def test_symbolic_equals_numeric_quaternions_axis_angle_and_rates():
                                    rot.omega_from_quat_rates(e, ed, frame), atol=1e-12)
     np.testing.assert_allclose(evalf(rot.dcm_from_axis_angle(u, t1), subs), rot.dcm_from_axis_angle(u, t),
                                atol=1e-12)
+    # a whole-number axis stays exact in symbolic mode (no floats in the printed formula)
+    exact = rot.dcm_from_axis_angle([1, 1, 0], t1)
+    assert not exact.atoms(sp.Float) and exact[0, 2] == sp.sqrt(2) * sp.sin(t1) / 2
     # symbolic axis: normalised symbolically
     np.testing.assert_allclose(evalf(rot.dcm_from_axis_angle(W, t1), subs), rot.dcm_from_axis_angle(w, t),
                                atol=1e-12)
