@@ -62,7 +62,10 @@ def _placeholder(block: list[str], indent: str, used: set[str] | None = None) ->
             return [n for elt in node.elts for n in targets(elt)]
         return []  # attribute or subscript assignment: A[0, 1] = ... keeps no name
 
-    for node in tree.body if tree else []:
+    body = tree.body if tree else []
+    if any(isinstance(node, ast.Return) for node in body):  # the body of a function: only its result counts
+        return [f"{indent}return None  {PLACEHOLDER}"]
+    for node in body:
         if isinstance(node, ast.Assign):
             for t in node.targets:
                 for name in targets(t):
@@ -85,11 +88,9 @@ def _placeholder(block: list[str], indent: str, used: set[str] | None = None) ->
             if not head:  # one-line def: rebuild the signature
                 head = [f"def {node.name}({ast.unparse(node.args)}):"]
             out += [indent + line if line else line for line in head]
-            body_indent = indent + " " * (first_body.col_offset - node.col_offset)
+            one_line = first_body.lineno == node.lineno
+            body_indent = indent + " " * (4 if one_line else first_body.col_offset - node.col_offset)
             out += [f"{body_indent}{PLACEHOLDER}", f"{body_indent}return None"]
-        elif isinstance(node, ast.Return):
-            out.append(f"{indent}return None  {PLACEHOLDER}")
-            break
     if not out:
         out.append(f"{indent}{PLACEHOLDER}")
     return out
