@@ -5,6 +5,8 @@ The modules follow the chain of ideas of the book, and imports only point
 
     rotations -> bodies -> chain -> kinematics -> (dynamics, constraints, ...)
 
+``plotting`` and ``widgets`` sit on top and are not imported here.
+
 Conventions (stated once, in the book's "Conventions" page):
 
 * SI units; gravity is always an explicit argument.
@@ -15,7 +17,56 @@ Conventions (stated once, in the book's "Conventions" page):
 * Quaternions (Euler parameters) are scalar-first ``(e0, e1, e2, e3)``.
 """
 
+from .bodies import RigidBody, parallel_axis, rotate_inertia
+from .chain import Chain, Joint, Link
 from .errors import MbdError, ModelError, RotationError, ShapeError, SingularityError
+from .kinematics import (
+    ChainKinematics,
+    PartialVelocities,
+    forward_kinematics,
+    jacobian,
+    partial_velocities,
+    point_acceleration,
+    point_position,
+    point_velocity,
+)
+from .rotations import (
+    axis_angle_from_dcm,
+    check_rotation,
+    dcm_from_axis_angle,
+    dcm_from_euler,
+    dcm_from_quat,
+    dcm_rate,
+    euler_from_dcm,
+    euler_rate_matrix,
+    euler_rates_from_omega,
+    normalize_quat,
+    omega_from_dcm_rate,
+    omega_from_euler_rates,
+    omega_from_quat_rates,
+    quat_conjugate,
+    quat_from_dcm,
+    quat_multiply,
+    quat_rates,
+    rot_x,
+    rot_y,
+    rot_z,
+    skew,
+    unskew,
+)
 
-__all__ = ["MbdError", "ModelError", "RotationError", "ShapeError", "SingularityError"]
+__all__ = [
+    # errors
+    "MbdError", "ModelError", "RotationError", "ShapeError", "SingularityError",
+    # rotations
+    "skew", "unskew", "rot_x", "rot_y", "rot_z", "check_rotation", "dcm_from_euler", "euler_from_dcm",
+    "dcm_from_quat", "quat_from_dcm", "normalize_quat", "quat_multiply", "quat_conjugate",
+    "dcm_from_axis_angle", "axis_angle_from_dcm", "euler_rate_matrix", "omega_from_euler_rates",
+    "euler_rates_from_omega", "quat_rates", "omega_from_quat_rates", "dcm_rate", "omega_from_dcm_rate",
+    # bodies
+    "RigidBody", "parallel_axis", "rotate_inertia",
+    # chains and kinematics
+    "Joint", "Link", "Chain", "ChainKinematics", "PartialVelocities", "forward_kinematics",
+    "partial_velocities", "jacobian", "point_position", "point_velocity", "point_acceleration",
+]
 __version__ = "0.1.0"
