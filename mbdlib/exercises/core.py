@@ -225,15 +225,15 @@ def evaluate(exercise_id: str, answer: Any) -> Verdict:
 
     Examples
     --------
-    >>> ex = register(Exercise("0.1", "Two times three", 1, reference=lambda: 6.0,
+    >>> ex = register(Exercise("0.91", "Two times three", 1, reference=lambda: 6.0,
     ...                        mistakes=[Mistake(lambda: 5.0, "that is 2 + 3, not 2 x 3")]))
-    >>> evaluate("0.1", 6).verdict
+    >>> evaluate("0.91", 6).verdict
     'correct'
-    >>> evaluate("0.1", 5).hint
+    >>> evaluate("0.91", 5).hint
     'that is 2 + 3, not 2 x 3'
-    >>> evaluate("0.1", None).verdict
+    >>> evaluate("0.91", None).verdict
     'unanswered'
-    >>> evaluate("0.1", "six").verdict
+    >>> evaluate("0.91", "six").verdict
     'wrong'
     """
     try:
@@ -322,9 +322,9 @@ def check(exercise_id: str, answer: Any) -> None:
 
     Examples
     --------
-    >>> _ = register(Exercise("0.2", "Pi", 1, reference=lambda: 3.14159, rtol=1e-3))
-    >>> check("0.2", 3.1416)
-    ✓ 0.2 correct (1/1 points)
+    >>> _ = register(Exercise("0.92", "Pi", 1, reference=lambda: 3.14159, rtol=1e-3))
+    >>> check("0.92", 3.1416)
+    ✓ 0.92 correct (1/1 points)
     """
     v = evaluate(exercise_id, answer)
     try:
