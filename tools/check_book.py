@@ -1,0 +1,304 @@
+"""Check a built Jupyter Book in headless Chromium, with the network cut off.
+
+Usage::
+
+    .venv/bin/python tools/check_book.py book/_build/html [PAGE.html ...] [--screenshots DIR]
+
+For every page (default: every ``*.html`` of the build, outside ``_static``/``_sources``/``_images``):
+
+1. **HTML source**: no ``<script src>`` / ``<link href>`` (stylesheet, preload, icon) points to
+   ``http(s)://`` or ``//``; every local script, stylesheet and image it references exists.
+2. **Rendered DOM** (``chromium --headless --dump-dom`` with ``--host-resolver-rules`` mapping every host
+   to "not found", i.e. offline): maths typeset by MathJax (an ``mjx-container`` in every ``.math``
+   element, no ``mjx-merror``); widget views rendered (``.jupyter-widgets`` elements, a ``.widget-slider``
+   where the saved widget state has a slider, no "Error displaying widget"); every ``<img>`` local and
+   present on disk; again no remote ``<script src>`` / ``<link href>`` (scripts may add some).
+3. **Network log** (``--log-net-log``): no request made by the page to a non-``file:`` URL. Chromium's
+   own background requests (initiator "not an origin": update checks, account probes) are not the
+   page's and are only counted.
+4. **Console**: no uncaught JavaScript error and no failed resource load.
+
+Screenshots (``--window-size=1280,2000``) of the chapter, intro and index pages go to ``--screenshots``
+(default ``artifacts/screenshots`` at the repository root; ``--no-screenshots`` to skip); on a page with
+widgets a second one, ``*__widget.png``, is scrolled to the first widget.
+
+Exit status: 0 all pages pass, 1 some check failed, 2 usage error or no Chromium (message says so).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from bs4 import BeautifulSoup
+
+REPO = Path(__file__).resolve().parent.parent
+CHROMIUM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
+    "--disable-default-apps", "--no-default-browser-check", "--hide-scrollbars", "--mute-audio",
+    # Offline: every host name resolves to "not found", so a page that needs the network shows it.
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+    "--virtual-time-budget=10000",
+]
+REMOTE = re.compile(r"^(https?:)?//", re.IGNORECASE)
+LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:", "chrome:", "chrome-error:", "devtools:")
+SKIP_DIRS = {"_static", "_sources", "_images", "_downloads"}
+CONSOLE_LINE = re.compile(r"INFO:CONSOLE[^\]]*\] \"(?P<msg>.*)\", source: (?P<src>\S*)")
+CONSOLE_FAILURES = ("Uncaught", "Failed to load resource", "ERR_FILE_NOT_FOUND", "net::ERR_")
+TIMEOUT_S = 90
+
+
+@dataclass
+class PageReport:
+    page: str
+    failures: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def fail(self, msg: str) -> None:
+        self.failures.append(msg)
+
+
+def find_chromium(explicit: str | None = None) -> str | None:
+    """Path of a Chromium executable: ``explicit``, ``$CHROMIUM``, or the first one on PATH."""
+    for name in (explicit, os.environ.get("CHROMIUM"), *CHROMIUM_CANDIDATES):
+        if name and (path := shutil.which(name)):
+            return path
+    return None
+
+
+def list_pages(build: Path) -> list[Path]:
+    """Every HTML page of the build, outside Sphinx's asset folders, sorted."""
+    return sorted(p for p in build.rglob("*.html") if not SKIP_DIRS & set(p.relative_to(build).parts[:-1]))
+
+
+def _local_target(page: Path, ref: str) -> Path | None:
+    """File a relative/file: reference of ``page`` points to, or None for data:/anchors/etc."""
+    if not ref or ref.startswith(("#", "data:", "blob:", "javascript:", "mailto:")):
+        return None
+    parts = urlsplit(ref)
+    if parts.scheme == "file":
+        return Path(unquote(parts.path))
+    if parts.scheme:
+        return None
+    return (page.parent / unquote(parts.path)).resolve()
+
+
+def _remote_assets(soup: BeautifulSoup) -> list[str]:
+    """Remote URLs loaded by <script src> and <link href> (stylesheets, preloads, icons, fonts)."""
+    found = [s["src"] for s in soup.find_all("script", src=True) if REMOTE.match(s["src"])]
+    for link in soup.find_all("link", href=True):
+        rel = {r.lower() for r in link.get("rel", [])}
+        if rel & {"stylesheet", "preload", "modulepreload", "icon", "shortcut", "prefetch", "manifest"}:
+            if REMOTE.match(link["href"]):
+                found.append(link["href"])
+    return found
+
+
+def check_source(page: Path, html: str, report: PageReport) -> dict:
+    """Static checks of the built HTML; returns what the page should show once rendered."""
+    soup = BeautifulSoup(html, "html.parser")
+    for url in _remote_assets(soup):
+        report.fail(f"source loads a remote asset: {url}")
+    refs = [s["src"] for s in soup.find_all("script", src=True)]
+    refs += [ln["href"] for ln in soup.find_all("link", href=True)
+             if {"stylesheet", "preload"} & set(ln.get("rel", []))]
+    refs += [img["src"] for img in soup.find_all("img", src=True)]
+    for ref in refs:
+        target = _local_target(page, ref)
+        if target is not None and not target.exists():
+            report.fail(f"source references a missing file: {ref}")
+    state = soup.find("script", type="application/vnd.jupyter.widget-state+json")
+    state_text = state.string if state and state.string else ""
+    return {
+        "maths": len(soup.select(".math")),
+        "widget_views": len(soup.find_all("script", type="application/vnd.jupyter.widget-view+json")),
+        "sliders": len(re.findall(r'"_view_name": "\w*SliderView"', state_text)),
+        "images": len(soup.find_all("img")),
+        "widget_anchor": _anchor_before(html, "application/vnd.jupyter.widget-view+json"),
+    }
+
+
+def _anchor_before(html: str, marker: str) -> str | None:
+    """The last element id before ``marker`` in ``html``: a URL fragment that scrolls to it."""
+    end = html.find(marker)
+    ids = re.findall(r'\sid="([^"]+)"', html[:end]) if end >= 0 else []
+    return ids[-1] if ids else None
+
+
+def check_dom(page: Path, dom: str, expect: dict, report: PageReport) -> None:
+    """Checks of the DOM after scripts ran (MathJax, widgets, images, remote assets)."""
+    soup = BeautifulSoup(dom, "html.parser")
+    if expect["maths"]:
+        maths = soup.select(".math")
+        untypeset = [m for m in maths if m.find("mjx-container") is None and m.name != "mjx-container"]
+        n_mjx = len(soup.find_all("mjx-container"))
+        if n_mjx == 0:
+            report.fail(f"MathJax did not run: {len(maths)} maths elements, no mjx-container")
+        elif untypeset:
+            report.fail(f"{len(untypeset)} of {len(maths)} maths elements not typeset, first: "
+                        f"{untypeset[0].get_text()[:80]!r}")
+        if errors := soup.find_all("mjx-merror"):
+            report.fail(f"MathJax reported {len(errors)} TeX error(s), first: {errors[0].get_text()[:80]!r}")
+        report.notes.append(f"maths: {n_mjx} mjx-container")
+    if expect["widget_views"]:
+        widgets = soup.select(".jupyter-widgets")
+        if not widgets:
+            report.fail(f"{expect['widget_views']} widget view(s) saved but no .jupyter-widgets element "
+                        "rendered (is the widget manager loaded?)")
+        if expect["sliders"] and not soup.select(".widget-slider"):
+            report.fail("the saved widget state has a slider but no .widget-slider was rendered")
+        if "Error displaying widget" in soup.get_text():
+            report.fail("the widget manager printed 'Error displaying widget'")
+        report.notes.append(f"widgets: {len(widgets)} .jupyter-widgets, "
+                            f"{len(soup.select('.widget-slider'))} .widget-slider, "
+                            f"{len(soup.select('.widget-readout'))} .widget-readout")
+    imgs = soup.find_all("img")
+    for img in imgs:
+        src = img.get("src", "")
+        if REMOTE.match(src):
+            report.fail(f"image loaded from the network: {src}")
+        elif (target := _local_target(page, src)) is not None and not target.is_file():
+            report.fail(f"image file missing: {src}")
+    if imgs:
+        report.notes.append(f"images: {len(imgs)}")
+    for url in _remote_assets(soup):
+        report.fail(f"DOM loads a remote asset (added by a script): {url}")
+
+
+def page_requests(netlog: Path) -> tuple[list[str], list[str]]:
+    """Non-file URLs requested, split into (by the page, by Chromium itself) from a --log-net-log file."""
+    text = netlog.read_text(encoding="utf-8", errors="replace").rstrip().rstrip(",")
+    if not text.endswith("}"):
+        text += "]}"  # Chromium killed before it closed the log: close the events array
+    log = json.loads(text)
+    names = {v: k for k, v in log["constants"]["logEventTypes"].items()}
+    by_page, by_browser = [], []
+    for event in log.get("events", []):
+        params = event.get("params") or {}
+        if names.get(event["type"]) != "URL_REQUEST_START_JOB" or "url" not in params:
+            continue
+        url = params["url"]
+        if url.startswith(LOCAL_SCHEMES):
+            continue
+        (by_browser if params.get("initiator") == "not an origin" else by_page).append(url)
+    return by_page, by_browser
+
+
+def console_failures(stderr: str) -> list[str]:
+    """Console messages that mean something broke (uncaught errors, failed loads)."""
+    bad = []
+    for m in CONSOLE_LINE.finditer(stderr):
+        if any(key in m.group("msg") for key in CONSOLE_FAILURES):
+            bad.append(f"{m.group('msg')[:200]} (source: {m.group('src')[-80:]})")
+    return bad
+
+
+def run_chromium(chromium: str, url: str, extra: list[str], workdir: Path) -> subprocess.CompletedProcess:
+    profile = tempfile.mkdtemp(prefix="profile-", dir=workdir)
+    cmd = [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *extra, url]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
+
+
+def check_page(chromium: str, build: Path, page: Path, shots: Path | None, workdir: Path) -> PageReport:
+    report = PageReport(str(page.relative_to(build)))
+    expect = check_source(page, page.read_text(encoding="utf-8"), report)
+    netlog = workdir / f"net-{abs(hash(page))}.json"
+    proc = run_chromium(chromium, page.as_uri(), ["--enable-logging=stderr", "--v=0",
+                                                  f"--log-net-log={netlog}", "--dump-dom"], workdir)
+    if proc.returncode != 0 or "<html" not in proc.stdout:
+        report.fail(f"chromium --dump-dom failed (exit {proc.returncode}): {proc.stderr[-500:]}")
+        return report
+    check_dom(page, proc.stdout, expect, report)
+    if netlog.exists():
+        by_page, by_browser = page_requests(netlog)
+        for url in by_page:
+            report.fail(f"the page requested a non-file URL: {url}")
+        if by_browser:
+            report.notes.append(f"{len(by_browser)} Chromium background request(s) ignored")
+    else:
+        report.fail("Chromium wrote no network log")
+    for msg in console_failures(proc.stderr):
+        report.fail(f"console: {msg}")
+    if shots is not None:
+        shots.mkdir(parents=True, exist_ok=True)
+        png = shots / (report.page.replace("/", "__").removesuffix(".html") + ".png")
+        shot = run_chromium(chromium, page.as_uri(), [f"--screenshot={png}", "--window-size=1280,2000"],
+                            workdir)
+        if shot.returncode != 0 or not png.is_file():
+            report.fail(f"screenshot failed (exit {shot.returncode})")
+        else:
+            report.notes.append(f"screenshot: {png}")
+        if expect["widget_anchor"]:  # a second one scrolled to the first widget, to see the slider
+            png = png.with_name(png.stem + "__widget.png")
+            shot = run_chromium(chromium, f"{page.as_uri()}#{expect['widget_anchor']}",
+                                [f"--screenshot={png}", "--window-size=1280,2000"], workdir)
+            if shot.returncode != 0 or not png.is_file():
+                report.fail(f"widget screenshot failed (exit {shot.returncode})")
+    return report
+
+
+def wants_screenshot(rel: str) -> bool:
+    return rel.startswith(("chapters/", "intro/")) or rel == "index.html"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("build", type=Path, help="the built HTML folder, e.g. book/_build/html")
+    parser.add_argument("pages", nargs="*", type=Path, help="pages to check (default: all)")
+    parser.add_argument("--screenshots", type=Path, default=REPO / "artifacts" / "screenshots",
+                        help="folder for screenshots of chapter/intro/index pages")
+    parser.add_argument("--no-screenshots", action="store_true")
+    parser.add_argument("--chromium", help="Chromium executable (default: $CHROMIUM or chromium on PATH)")
+    args = parser.parse_args(argv)
+
+    build = args.build.resolve()
+    if not (build / "index.html").is_file():
+        print(f"check_book: {build} has no index.html: build the book first (make book)", file=sys.stderr)
+        return 2
+    chromium = find_chromium(args.chromium)
+    if chromium is None:
+        print("check_book: Chromium not found (tried $CHROMIUM, " + ", ".join(CHROMIUM_CANDIDATES)
+              + "); install it with `bash tools/ensure_chromium.sh` (Debian package chromium)",
+              file=sys.stderr)
+        return 2
+    pages = [p.resolve() for p in args.pages] if args.pages else list_pages(build)
+    missing = [str(p) for p in pages if not p.is_file()]
+    if missing:
+        print(f"check_book: no such page(s): {', '.join(missing)}", file=sys.stderr)
+        return 2
+
+    start = time.perf_counter()
+    reports = []
+    with tempfile.TemporaryDirectory(prefix="check_book-") as tmp:
+        for page in pages:
+            rel = str(page.relative_to(build))
+            shots = None if args.no_screenshots or not wants_screenshot(rel) else args.screenshots
+            try:
+                reports.append(check_page(chromium, build, page, shots, Path(tmp)))
+            except subprocess.TimeoutExpired:
+                reports.append(PageReport(rel, failures=[f"chromium timed out after {TIMEOUT_S} s"]))
+    for r in reports:
+        status = "FAIL" if r.failures else "ok  "
+        print(f"{status} {r.page}" + (f"  ({'; '.join(r.notes)})" if r.notes else ""))
+        for msg in r.failures:
+            print(f"       - {msg}")
+    n_bad = sum(bool(r.failures) for r in reports)
+    print(f"check_book: {len(reports) - n_bad} passed, {n_bad} failed "
+          f"({len(reports)} pages, {time.perf_counter() - start:.1f} s, {Path(chromium).name})")
+    return 1 if n_bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

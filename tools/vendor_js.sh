@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Vendor the JavaScript that built pages load, so the book works with the network off.
+#
+#   bash tools/vendor_js.sh DEST        (the Makefile passes DEST=book/_assets/vendor)
+#
+# Fetches, with `npm pack` from the npm registry (no global install, no node_modules):
+#   mathjax@3                         -> DEST/mathjax/  (tex-chtml.js, its CHTML fonts, a few TeX extensions)
+#   requirejs@2                       -> DEST/require.js
+#   @jupyter-widgets/html-manager@1   -> DEST/html-manager/ (embed-amd.js + the icon fonts it references)
+# html-manager 1.0.x is the line that ipywidgets 8.1.x embeds (ipywidgets/_version.py:
+# __html_manager_version__ = '^1.0.1'); its embed-amd.js bundles @jupyter-widgets/base, controls and output,
+# so the standard widgets render without fetching anything else.
+#
+# DEST is NOT book/_static: jupyter-book injects every .js found in _static into every page.
+# The book's _config.yml adds DEST's parent (book/_assets) to html_static_path instead.
+#
+# Idempotent: if DEST/.stamp exists and records the same versions, nothing is done. Quiet on success;
+# any failure stops the script with a message and a non-zero exit status.
+set -euo pipefail
+
+MATHJAX=mathjax@3.2.2
+REQUIREJS=requirejs@2.3.8
+HTML_MANAGER=@jupyter-widgets/html-manager@1.0.15
+
+# TeX extensions copied besides the ones bundled in tex-chtml.js (base, ams, newcommand, noundefined,
+# require, autoload, configmacros). These are the ones MathJax *autoloads* when a page uses one of their
+# macros (\boldsymbol, \cancel, \color, \bbox, \mathtools's \coloneqq, \begin{cases}..., \text{} macros);
+# if a chapter uses another one, tools/check_book.py reports the missing file it tried to load.
+TEX_EXTENSIONS="boldsymbol cancel color bbox braket mathtools cases enclose extpfeil textmacros upgreek gensymb"
+
+die() { echo "vendor_js.sh: error: $*" >&2; exit 1; }
+
+[[ $# -eq 1 ]] || die "usage: bash tools/vendor_js.sh DEST   (e.g. book/_assets/vendor)"
+DEST=$1
+case "$(basename "$(dirname "$DEST")")" in
+  _static) die "DEST must not be inside a _static folder (every .js there is injected into every page)";;
+esac
+command -v npm >/dev/null || die "npm not found: install Node.js/npm (Debian: apt-get install npm)"
+
+VERSIONS="$MATHJAX $REQUIREJS $HTML_MANAGER $TEX_EXTENSIONS compat-1"
+if [[ -f "$DEST/.stamp" && "$(cat "$DEST/.stamp")" == "$VERSIONS" ]]; then
+  exit 0  # already vendored with these versions
+fi
+
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+( cd "$WORK" && npm pack --silent --pack-destination "$WORK" "$MATHJAX" "$REQUIREJS" "$HTML_MANAGER" \
+    >"$WORK/pack.log" 2>&1 ) || { cat "$WORK/pack.log" >&2; die "npm pack failed (is the npm registry reachable?)"; }
+
+unpack() {  # unpack TARBALL_GLOB DIR
+  local tgz
+  tgz=$(compgen -G "$WORK/$1" | head -n1) || die "npm pack produced no $1"
+  mkdir -p "$WORK/$2"
+  tar -xzf "$tgz" -C "$WORK/$2" --strip-components=1 || die "cannot unpack $tgz"
+}
+unpack "mathjax-*.tgz" mathjax
+unpack "requirejs-*.tgz" requirejs
+unpack "jupyter-widgets-html-manager-*.tgz" html-manager
+
+# Build the new tree next to DEST, then swap it in, so an interrupted run never leaves half a folder.
+NEW="$WORK/vendor"
+mkdir -p "$NEW/mathjax/output/chtml/fonts" "$NEW/mathjax/input/tex/extensions" "$NEW/html-manager"
+
+MJ="$WORK/mathjax/es5"
+cp "$MJ/tex-chtml.js" "$NEW/mathjax/"
+cp -r "$MJ/output/chtml/fonts/woff-v2" "$NEW/mathjax/output/chtml/fonts/"
+for ext in $TEX_EXTENSIONS; do
+  cp "$MJ/input/tex/extensions/$ext.js" "$NEW/mathjax/input/tex/extensions/" || die "no TeX extension $ext"
+done
+cp "$WORK/mathjax/LICENSE" "$NEW/mathjax/LICENSE"
+
+cp "$WORK/requirejs/require.js" "$NEW/require.js"
+
+HM="$WORK/html-manager/dist"
+cp "$HM/embed-amd.js" "$NEW/html-manager/"
+# embed-amd.js sets webpack's public path to its own folder and references its fonts (Font Awesome,
+# used by widget icons) by hashed name: copy exactly the ones it names (browsers pick woff2/woff).
+for font in $(grep -oE '[0-9a-f]{20}\.(woff2|woff)' "$HM/embed-amd.js" | sort -u); do
+  cp "$HM/$font" "$NEW/html-manager/" || die "embed-amd.js names $font but the package lacks it"
+done
+
+# ipywidgets' @jupyter-widgets/base typesets widget labels with the MathJax 2 API (MathJax.Hub.Queue);
+# the book loads MathJax 3, which has no Hub. This shim (loaded before require.js on widget pages, see
+# book/_config.yml nb_ipywidgets_js) maps that one call onto MathJax 3's typesetPromise.
+cat >"$NEW/mathjax2-compat.js" <<'JS'
+/* Written by tools/vendor_js.sh: MathJax 2 "Hub.Queue(['Typeset', Hub, el])" -> MathJax 3 typesetPromise. */
+(function () {
+  function install() {
+    var mj = window.MathJax;
+    if (!mj || mj.Hub || !mj.startup) { return; }
+    mj.Hub = {
+      Queue: function (cmd) {
+        var el = cmd && cmd[2];
+        return mj.startup.promise.then(function () { return mj.typesetPromise(el ? [el] : undefined); });
+      }
+    };
+  }
+  install();  // MathJax may already be loaded
+  document.addEventListener("DOMContentLoaded", install);  // MathJax is loaded with "defer"
+})();
+JS
+
+# Sanity checks: the files pages load must be there and non-empty.
+for f in mathjax/tex-chtml.js mathjax/output/chtml/fonts/woff-v2/MathJax_Main-Regular.woff require.js \
+         html-manager/embed-amd.js mathjax2-compat.js; do
+  [[ -s "$NEW/$f" ]] || die "vendored file $f is missing or empty"
+done
+
+echo "$VERSIONS" >"$NEW/.stamp"
+mkdir -p "$(dirname "$DEST")"
+rm -rf "$DEST"
+mv "$NEW" "$DEST"
