@@ -13,6 +13,7 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 
 import nbformat
@@ -73,6 +74,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{args.exercises} already up to date")
         return 0
     if args.command == "grade":
+        # a notebook stopped at its time limit leaves nbclient tasks pending: not worth a traceback
+        logging.getLogger("asyncio").setLevel(logging.CRITICAL)
         subs = grade(
             args.submissions, args.out, args.timeout, args.workers, args.feedback, args.chapter, args.resume
         )
