@@ -49,6 +49,7 @@ test: install vendor
 	$(BIN)/python -m pytest -n 2 tests mbdlib
 	$(BIN)/python -m pytest -p no:cacheprovider --nbval --sanitize-with tests/nbval_sanitize.cfg book/chapters
 	$(BIN)/python -m pytest -p no:cacheprovider --nbval-lax book/intro
+	$(BIN)/python -m pytest -p no:cacheprovider --nbval --sanitize-with tests/nbval_sanitize.cfg solutions
 
 test-fast: install
 	$(BIN)/python -m pytest -n 2 -m "not book and not slow" tests mbdlib
