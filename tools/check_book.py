@@ -179,10 +179,11 @@ def check_dom(page: Path, dom: str, expect: dict, report: PageReport) -> None:
 
 def page_requests(netlog: Path) -> tuple[list[str], list[str]]:
     """Non-file URLs requested, split into (by the page, by Chromium itself) from a --log-net-log file."""
-    text = netlog.read_text(encoding="utf-8", errors="replace").rstrip().rstrip(",")
-    if not text.endswith("}"):
-        text += "]}"  # Chromium killed before it closed the log: close the events array
-    log = json.loads(text)
+    text = netlog.read_text(encoding="utf-8", errors="replace")
+    try:
+        log = json.loads(text)
+    except json.JSONDecodeError:  # Chromium stopped before it closed the log: close the events array
+        log = json.loads(text.rstrip().rstrip(",") + "]}")
     names = {v: k for k, v in log["constants"]["logEventTypes"].items()}
     by_page, by_browser = [], []
     for event in log.get("events", []):

@@ -1,0 +1,194 @@
+"""The book builds offline with warnings as errors, and its pages render in headless Chromium.
+
+The book is built once per session, with the command of ``make book`` (plus ``--path-output`` to a
+temporary folder, so ``book/_build`` is left alone), then checked by ``tools/check_book.py``. The browser
+tests skip, with the reason, only when no Chromium is installed (``bash tools/ensure_chromium.sh``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.book
+
+REPO = Path(__file__).resolve().parent.parent
+BOOK = REPO / "book"
+VENV_BIN = Path(sys.executable).parent
+BUILD_TIMEOUT_S = 1800
+
+_spec = importlib.util.spec_from_file_location("check_book", REPO / "tools" / "check_book.py")
+check_book = importlib.util.module_from_spec(_spec)
+sys.modules.setdefault("check_book", check_book)  # dataclasses look their module up there
+_spec.loader.exec_module(check_book)
+
+
+def _jupyter_book() -> str:
+    exe = VENV_BIN / "jupyter-book"
+    return str(exe) if exe.exists() else shutil.which("jupyter-book") or "jupyter-book"
+
+
+@pytest.fixture(scope="session")
+def built_book(tmp_path_factory) -> Path:
+    """Build the book like `make book` does; return the HTML folder."""
+    vendor = BOOK / "_assets" / "vendor"
+    vendored = subprocess.run(["bash", str(REPO / "tools" / "vendor_js.sh"), str(vendor)], cwd=REPO,
+                              capture_output=True, text=True, timeout=600, check=False)
+    assert vendored.returncode == 0, f"tools/vendor_js.sh failed:\n{vendored.stderr[-3000:]}"
+    out = tmp_path_factory.mktemp("book")
+    cmd = [_jupyter_book(), "build", "book", "--warningiserror", "--nitpick", "--keep-going",
+           "--path-output", str(out)]
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S,
+                          check=False)
+    seconds = time.perf_counter() - start
+    log = proc.stdout + proc.stderr
+    assert proc.returncode == 0, (f"`{' '.join(cmd)}` failed (exit {proc.returncode}) after {seconds:.0f} s; "
+                                  f"warnings count as errors. End of the log:\n{log[-6000:]}")
+    print(f"book built in {seconds:.1f} s")
+    return out / "_build" / "html"
+
+
+def _toc_files() -> list[str]:
+    """Files named in book/_toc.yml (root and every `file:` entry)."""
+    names = []
+    for line in (BOOK / "_toc.yml").read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip().removeprefix("- ")
+        for key in ("root:", "file:"):
+            if line.startswith(key):
+                names.append(line.removeprefix(key).strip())
+    return names
+
+
+def test_every_toc_entry_exists_and_is_built(built_book):
+    names = _toc_files()
+    assert names[0] == "index" and "references" in names and "glossary" in names
+    for name in names:
+        sources = [BOOK / f"{name}{ext}" for ext in (".md", ".ipynb")]
+        assert any(p.is_file() for p in sources), f"_toc.yml lists {name!r} but no .md/.ipynb exists"
+        assert (built_book / f"{name}.html").is_file(), f"{name}.html was not built"
+
+
+def test_pages_load_nothing_from_the_network_in_source(built_book):
+    """Static check of every page (no browser needed): no remote <script src>/<link href>."""
+    pages = check_book.list_pages(built_book)
+    assert len(pages) >= len(_toc_files())
+    failures = []
+    for page in pages:
+        report = check_book.PageReport(str(page.relative_to(built_book)))
+        check_book.check_source(page, page.read_text(encoding="utf-8"), report)
+        failures += [f"{report.page}: {msg}" for msg in report.failures]
+    assert not failures, "\n".join(failures)
+
+
+def test_vendored_javascript_is_used(built_book):
+    chapter = (built_book / "chapters" / "ch01_kinematics.html").read_text(encoding="utf-8")
+    assert "_static/vendor/mathjax/tex-chtml.js" in chapter
+    for asset in ("vendor/mathjax/tex-chtml.js", "vendor/require.js", "vendor/html-manager/embed-amd.js",
+                  "vendor/mathjax2-compat.js", "vendor/mathjax/output/chtml/fonts/woff-v2"):
+        assert (built_book / "_static" / asset).exists(), f"_static/{asset} missing from the build"
+    if "application/vnd.jupyter.widget-view+json" in chapter:
+        assert "_static/vendor/html-manager/embed-amd.js" in chapter
+    # Only the scripts of the page: the vendored TeX extensions must not be injected into every page.
+    assert "input/tex/extensions" not in (built_book / "index.html").read_text(encoding="utf-8")
+
+
+def test_bibliography_lists_every_reference(built_book):
+    bib = (BOOK / "references.bib").read_text(encoding="utf-8")
+    keys = [line.split("{", 1)[1].rstrip(",").strip() for line in bib.splitlines() if line.startswith("@")]
+    assert len(keys) >= 9
+    refs = (built_book / "references.html").read_text(encoding="utf-8")
+    assert refs.count('role="doc-biblioentry"') == len(keys), "references.html should list every entry"
+    for doi in re.findall(r"doi\s*=\s*\{([^}]+)\}", bib):  # the DOIs, the source paper's among them
+        assert doi in refs, f"references.html lacks the DOI {doi}"
+    assert "10.13374/j.issn1001-053x.1988.02.030" in refs
+
+
+# --- the checker itself can fail ------------------------------------------------------------------
+
+
+def test_check_source_flags_remote_assets_and_missing_files(tmp_path):
+    page = tmp_path / "index.html"
+    html = ('<html><head><script src="https://cdn.example.org/x.js"></script>'
+            '<link rel="stylesheet" href="//fonts.example.org/f.css"><script src="missing.js"></script>'
+            '</head><body><img src="gone.png"></body></html>')
+    report = check_book.PageReport("index.html")
+    check_book.check_source(page, html, report)
+    text = "\n".join(report.failures)
+    assert "https://cdn.example.org/x.js" in text and "//fonts.example.org/f.css" in text
+    assert "missing.js" in text and "gone.png" in text
+
+
+def test_check_dom_flags_untypeset_maths_and_missing_widgets(tmp_path):
+    expect = {"maths": 2, "widget_views": 1, "sliders": 1, "images": 0, "widget_anchor": None}
+    dom = ('<html><body><span class="math">\\(x\\)</span><div class="math">\\[y\\]</div>'
+           '<p>Error displaying widget</p></body></html>')
+    report = check_book.PageReport("p.html")
+    check_book.check_dom(tmp_path / "p.html", dom, expect, report)
+    text = "\n".join(report.failures)
+    assert "MathJax did not run" in text
+    assert "no .jupyter-widgets" in text and "no .widget-slider" in text and "Error displaying" in text
+
+
+def test_page_requests_separates_page_and_browser_requests(tmp_path):
+    log = {"constants": {"logEventTypes": {"URL_REQUEST_START_JOB": 7, "OTHER": 1}},
+           "events": [
+               {"type": 7, "params": {"url": "https://cdn.example.org/mathjax.js", "initiator": "null"}},
+               {"type": 7, "params": {"url": "https://update.example.com/x", "initiator": "not an origin"}},
+               {"type": 7, "params": {"url": "file:///book/index.html", "initiator": "null"}},
+               {"type": 1, "params": {"url": "https://ignored.example.org/"}},
+           ]}
+    path = tmp_path / "net.json"
+    path.write_text(json.dumps(log)[:-2] + ",")  # as left by a Chromium killed before closing the log
+    by_page, by_browser = check_book.page_requests(path)
+    assert by_page == ["https://cdn.example.org/mathjax.js"]
+    assert by_browser == ["https://update.example.com/x"]
+
+
+def test_console_failures_keeps_errors_only():
+    stderr = ('[1:1:1202/1.0:INFO:CONSOLE:6] "Uncaught TypeError: boom", source: file:///a/embed.js (6)\n'
+              '[1:1:1202/1.0:INFO:CONSOLE:1] "[PST]: Changed to auto mode", source: file:///a/pst.js (1)\n')
+    bad = check_book.console_failures(stderr)
+    assert len(bad) == 1 and "Uncaught TypeError: boom" in bad[0]
+
+
+# --- the browser check ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    path = check_book.find_chromium()
+    if path is None:
+        pytest.skip("Chromium is not installed (run `bash tools/ensure_chromium.sh` as root): "
+                    "the built-book browser check is skipped")
+    return path
+
+
+def test_checker_fails_a_page_without_mathjax(chromium, tmp_path):
+    (tmp_path / "index.html").write_text('<html><body><span class="math">\\(x^2\\)</span></body></html>')
+    proc = subprocess.run([sys.executable, str(REPO / "tools" / "check_book.py"), str(tmp_path),
+                           "--no-screenshots"], capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "MathJax did not run" in proc.stdout
+
+
+def test_built_pages_render_offline_in_chromium(built_book, chromium):
+    """Every page: maths typeset, widgets drawn, images present, no network request, no JS error."""
+    proc = subprocess.run([sys.executable, str(REPO / "tools" / "check_book.py"), str(built_book),
+                           "--screenshots", str(REPO / "artifacts" / "screenshots")],
+                          capture_output=True, text=True, timeout=1800, check=False)
+    print(proc.stdout)
+    assert proc.returncode == 0, f"check_book failed:\n{proc.stdout}\n{proc.stderr[-3000:]}"
+    assert "mjx-container" in proc.stdout  # at least one page had maths, and it was typeset
+    chapter_line = next(line for line in proc.stdout.splitlines() if "chapters/ch01_kinematics.html" in line)
+    assert chapter_line.startswith("ok") and "mjx-container" in chapter_line
+    if "widget-view+json" in (built_book / "chapters" / "ch01_kinematics.html").read_text(encoding="utf-8"):
+        assert ".jupyter-widgets" in chapter_line
