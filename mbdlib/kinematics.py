@@ -148,7 +148,7 @@ class ChainKinematics:
 
 
 def forward_kinematics(chain: Chain, q, qd=None, qdd=None, base_acceleration=None,
-                       _symbolic: bool = False) -> ChainKinematics:
+                       symbolic: bool = False) -> ChainKinematics:
     """Pose, velocity and acceleration of every link, by the outward recursion.
 
     Parameters
@@ -162,6 +162,9 @@ def forward_kinematics(chain: Chain, q, qd=None, qdd=None, base_acceleration=Non
     base_acceleration : array_like, shape (3,), optional
         Linear acceleration of the base, global components (default 0).  For
         gravity g pointing along -z pass ``(0, 0, g)``.
+    symbolic : bool
+        Return sympy Matrices even if every input is a number (default: sympy
+        only when ``q``, its rates or a chain parameter is symbolic).
 
     Returns
     -------
@@ -179,7 +182,7 @@ def forward_kinematics(chain: Chain, q, qd=None, qdd=None, base_acceleration=Non
     """
     if qdd is not None and qd is None:
         raise MbdError("forward_kinematics: qdd was given without qd; accelerations need both")
-    sym = _symbolic or bk.is_symbolic(q, qd, qdd, base_acceleration) or chain.is_symbolic
+    sym = symbolic or bk.is_symbolic(q, qd, qdd, base_acceleration) or chain.is_symbolic
     q = _coordinates(q, chain, "q", sym)
     qd = None if qd is None else _coordinates(qd, chain, "qd", sym)
     qdd = None if qdd is None else _coordinates(qdd, chain, "qdd", sym)
@@ -268,13 +271,15 @@ class PartialVelocities:
         return _local_to_global(self, name, i, j)
 
 
-def partial_velocities(chain: Chain, q, _symbolic: bool = False) -> PartialVelocities:
+def partial_velocities(chain: Chain, q, symbolic: bool = False) -> PartialVelocities:
     """Partial angular velocities and partial velocities of every link, by recursion.
 
     Parameters
     ----------
     chain : Chain
     q : array_like, shape (n,)
+    symbolic : bool
+        Force sympy results (as in :func:`forward_kinematics`).
 
     Returns
     -------
@@ -287,8 +292,8 @@ def partial_velocities(chain: Chain, q, _symbolic: bool = False) -> PartialVeloc
     >>> pv.v_c[1][0]          # moving joint 1 moves C_2 (1.5 m out) along y
     array([0. , 1.5, 0. ])
     """
-    sym = _symbolic or bk.is_symbolic(q) or chain.is_symbolic
-    kin = forward_kinematics(chain, q, _symbolic=sym)
+    sym = symbolic or bk.is_symbolic(q) or chain.is_symbolic
+    kin = forward_kinematics(chain, q, symbolic=sym)
     zero = as_backend(bk.zeros(3), sym)
     n = chain.n
     omega, v, v_c = [], [], []
@@ -347,7 +352,7 @@ def jacobian(chain: Chain, q, link, point=(0, 0, 0)):
     """
     i = chain.index(link)
     sym = bk.is_symbolic(q, point) or chain.is_symbolic
-    pv = partial_velocities(chain, q, _symbolic=sym)
+    pv = partial_velocities(chain, q, symbolic=sym)
     s = _point(point, sym)
     J = bk.zeros(6, chain.n, symbolic=sym)
     for j in range(chain.n):
@@ -364,7 +369,7 @@ def point_position(chain: Chain, q, link, point=(0, 0, 0)):
     array([0., 2., 0.])
     """
     sym = bk.is_symbolic(q, point) or chain.is_symbolic
-    kin = forward_kinematics(chain, q, _symbolic=sym)
+    kin = forward_kinematics(chain, q, symbolic=sym)
     i = chain.index(link)
     return kin.r[i] + kin.A[i] @ _point(point, sym)
 
@@ -376,7 +381,7 @@ def point_velocity(chain: Chain, q, qd, link, point=(0, 0, 0)):
     array([0., 2., 0.])
     """
     sym = bk.is_symbolic(q, qd, point) or chain.is_symbolic
-    kin = forward_kinematics(chain, q, qd, _symbolic=sym)
+    kin = forward_kinematics(chain, q, qd, symbolic=sym)
     i = chain.index(link)
     s = _point(point, sym)
     return kin.A[i] @ (kin.v[i] + bk.cross(kin.omega[i], s))
@@ -389,7 +394,7 @@ def point_acceleration(chain: Chain, q, qd, qdd, link, point=(0, 0, 0), base_acc
     array([-4.,  0.,  0.])
     """
     sym = bk.is_symbolic(q, qd, qdd, point, base_acceleration) or chain.is_symbolic
-    kin = forward_kinematics(chain, q, qd, qdd, base_acceleration, _symbolic=sym)
+    kin = forward_kinematics(chain, q, qd, qdd, base_acceleration, symbolic=sym)
     i = chain.index(link)
     s = _point(point, sym)
     w = kin.omega[i]
