@@ -147,6 +147,15 @@ def test_partial_velocities_give_the_velocities(chain, data):
         for name in ("omega", "v", "v_c"):
             total = sum(pv.global_(name, i, j) * qd[j] for j in range(chain.n))
             np.testing.assert_allclose(total, kin.global_(name, i), atol=1e-12)
+        for j in range(chain.n):
+            # ∂v/∂q̇_j: the velocities produced by the unit rate q̇ = e_j
+            unit_rate = forward_kinematics(chain, q, np.eye(chain.n)[j])
+            np.testing.assert_allclose(pv.v_c[i][j], unit_rate.v_c[i], atol=1e-12)
+            np.testing.assert_allclose(pv.omega[i][j], unit_rate.omega[i], atol=1e-12)
+            # Jacobian columns of the centre of mass are the global partial velocities
+            J = jacobian(chain, q, i, point=chain.links[i].body.com)
+            np.testing.assert_allclose(J[:3, j], pv.global_("v_c", i, j), atol=1e-12)
+            np.testing.assert_allclose(J[3:, j], pv.global_("omega", i, j), atol=1e-12)
         # partial velocities vanish for joints that are not on the path base -> link i
         on_path = set(chain.ancestors(i)) | {i}
         for j in set(range(chain.n)) - on_path:
@@ -232,18 +241,18 @@ def test_symbolic_equals_numeric_random_chain():
     J = jacobian(chain, q, 2, point=(0.1, 0.2, 0.3))
     assert isinstance(sym.a_c[2], sp.MatrixBase) and isinstance(J, sp.MatrixBase)
     args = [*q, *qd, *qdd, sp.Symbol("g")]
-    names = ("A", "r", "omega", "alpha", "v", "a", "v_c", "a_c")
-    f = {(name, i): sp.lambdify(args, getattr(sym, name)[i]) for name in names for i in range(3)}
-    f_J = sp.lambdify(args, J)
+    keys = [(name, i) for name in ("A", "r", "omega", "alpha", "v", "a", "v_c", "a_c") for i in range(3)]
+    f = sp.lambdify(args, [getattr(sym, name)[i] for name, i in keys] + [J], cse=True)
     for _ in range(3):
         vals = rng.uniform(-1, 1, size=(3, 3))
         num = forward_kinematics(chain, *vals, base_acceleration=(0, 0, 9.81))
-        for (name, i), fi in f.items():
+        *got, got_J = f(*vals.ravel(), 9.81)
+        for (name, i), value in zip(keys, got, strict=True):
             expected = getattr(num, name)[i]
-            got = np.asarray(fi(*vals.ravel(), 9.81), dtype=float).reshape(np.shape(expected))
-            np.testing.assert_allclose(got, expected, atol=1e-10, err_msg=f"{name}[{i}]")
+            value = np.asarray(value, dtype=float).reshape(np.shape(expected))
+            np.testing.assert_allclose(value, expected, atol=1e-10, err_msg=f"{name}[{i}]")
         J_num = jacobian(chain, vals[0], 2, point=(0.1, 0.2, 0.3))
-        np.testing.assert_allclose(f_J(*vals.ravel(), 9.81), J_num, atol=1e-10)
+        np.testing.assert_allclose(got_J, J_num, atol=1e-10)
 
 
 def test_symbolic_planar_arm_closed_form():
