@@ -79,7 +79,7 @@ def _require_3d(ax, func: str) -> None:
         raise TypeError(f"{func} needs a 3-D axes: create it with fig.add_subplot(projection='3d')")
 
 
-def set_axes_equal(ax) -> None:
+def set_axes_equal(ax, zoom: float = 1.0) -> None:
     """Give a 3-D axes equal scales on x, y and z, so that a cube looks like a cube.
 
     The current data limits are kept, widened about their centres to a common range.
@@ -87,6 +87,8 @@ def set_axes_equal(ax) -> None:
     Parameters
     ----------
     ax : mpl_toolkits.mplot3d.axes3d.Axes3D
+    zoom : float
+        Magnification of the box in its panel (> 0; matplotlib's ``set_box_aspect`` zoom).
 
     Examples
     --------
@@ -101,6 +103,8 @@ def set_axes_equal(ax) -> None:
     >>> plt.close("all")
     """
     _require_3d(ax, "set_axes_equal")
+    if not np.isfinite(zoom) or zoom <= 0:
+        raise ValueError(f"set_axes_equal: zoom must be a positive number, got {zoom!r}")
     limits = np.array([ax.get_xlim3d(), ax.get_ylim3d(), ax.get_zlim3d()])
     centres = limits.mean(axis=1)
     half = np.max(np.abs(limits[:, 1] - limits[:, 0])) / 2
@@ -108,7 +112,7 @@ def set_axes_equal(ax) -> None:
     ax.set_xlim3d(centres[0] - half, centres[0] + half)
     ax.set_ylim3d(centres[1] - half, centres[1] + half)
     ax.set_zlim3d(centres[2] - half, centres[2] + half)
-    ax.set_box_aspect((1, 1, 1))
+    ax.set_box_aspect((1, 1, 1), zoom=zoom)
 
 
 def draw_frame(ax, A=None, origin=(0.0, 0.0, 0.0), length: float = 1.0, labels=("x", "y", "z"),
@@ -245,7 +249,7 @@ def draw_box(ax, A=None, origin=(0.0, 0.0, 0.0), size=(1.0, 0.6, 0.2), color=COU
 
 
 def draw_arrows(ax, tails, vectors, scale: float = 1.0, color=COURSE_COLORS[1], label: str | None = None,
-                width: float = 1.6, min_length: float = 1e-12):
+                width: float = 1.6, linestyle: str = "-", min_length: float = 1e-12):
     """Draw 2-D arrows ``tail -> tail + scale * vector`` (velocities, accelerations, forces).
 
     Parameters
@@ -258,8 +262,8 @@ def draw_arrows(ax, tails, vectors, scale: float = 1.0, color=COURSE_COLORS[1], 
         Arrow vectors, same shape as ``tails``.
     scale : float
         Drawing scale (e.g. seconds, for a velocity drawn as a displacement).
-    color, width
-        Arrow colour and line width.
+    color, width, linestyle
+        Arrow colour, line width and line style (``"--"`` for a dashed arrow drawn over another).
     label : str, optional
         Legend entry (one entry for all the arrows).
     min_length : float
@@ -295,11 +299,12 @@ def draw_arrows(ax, tails, vectors, scale: float = 1.0, color=COURSE_COLORS[1], 
             continue
         arrows.append(ax.annotate("", xy=head, xytext=tail,
                                   arrowprops={"arrowstyle": "-|>", "color": color, "lw": width,
-                                              "shrinkA": 0, "shrinkB": 0, "mutation_scale": 12}))
+                                              "linestyle": linestyle, "shrinkA": 0, "shrinkB": 0,
+                                              "mutation_scale": 12}))
         ax.update_datalim([tail, head])
     if label is not None and arrows:
         # annotations do not enter legends: a proxy line does
-        ax.plot([], [], color=color, lw=width, marker=">", markersize=5, label=label)
+        ax.plot([], [], color=color, lw=width, linestyle=linestyle, marker=">", markersize=5, label=label)
     ax.autoscale_view()
     return arrows
 

@@ -153,6 +153,8 @@ def test_set_axes_equal_gives_equal_ranges_around_the_data():
     assert lims[0, 0] <= 0 and lims[0, 1] >= 4          # the data are still inside
     with pytest.raises(TypeError, match="3-D axes"):
         plotting.set_axes_equal(ax2d())
+    with pytest.raises(ValueError, match="zoom must be a positive"):
+        plotting.set_axes_equal(ax3d(), zoom=0.0)
 
 
 # ------------------------------------------------------------------ 2-D arrows and arms
@@ -160,8 +162,15 @@ def test_arrows_one_artist_per_nonzero_vector_pointing_the_right_way():
     ax = ax2d()
     arrows = plotting.draw_arrows(ax, [[0, 0], [1, 1], [2, 0]], [[1, 0], [0, 0], [0, -2]], scale=0.5)
     assert len(arrows) == 2 and all(isinstance(a, Annotation) for a in arrows)
+    assert len(ax.get_legend_handles_labels()[1]) == 0          # no label: no legend entry
     np.testing.assert_allclose(arrows[1].xy, [2.0, -1.0])       # head = tail + scale * vector
     np.testing.assert_allclose(arrows[1].xyann, [2.0, 0.0])     # tail
+
+
+def test_arrows_label_gives_one_legend_entry_for_all_arrows():
+    ax = ax2d()
+    plotting.draw_arrows(ax, [[0, 0], [1, 1]], [[1, 0], [0, 1]], label="velocity", linestyle="--")
+    assert ax.get_legend_handles_labels()[1] == ["velocity"]
 
 
 def test_arrows_reject_bad_shapes_and_nan():
