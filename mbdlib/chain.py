@@ -106,7 +106,8 @@ class Joint:
         components at ``q = 0`` (the source's ``l_{i-1}``).
     rotation : array_like, shape (3, 3), optional
         DCM of the child frame relative to the parent at ``q = 0`` (default the
-        identity), as a URDF joint's ``rpy`` would give.
+        identity), as a URDF joint's ``rpy`` would give.  Numeric rotations are
+        checked (:func:`~mbdlib.rotations.check_rotation`); symbolic ones only for shape.
 
     Notes
     -----
