@@ -128,7 +128,7 @@ def test_check_source_flags_remote_assets_and_missing_files(tmp_path):
 
 
 def test_check_dom_flags_untypeset_maths_and_missing_widgets(tmp_path):
-    expect = {"maths": 2, "widget_views": 1, "sliders": 1, "images": 0, "widget_anchor": None}
+    expect = {"maths": 2, "widget_views": 1, "sliders": 1, "images": 0}
     dom = ('<html><body><span class="math">\\(x\\)</span><div class="math">\\[y\\]</div>'
            '<p>Error displaying widget</p></body></html>')
     report = check_book.PageReport("p.html")
