@@ -28,68 +28,11 @@ from typing import NamedTuple
 import numpy as np
 import sympy as sp
 
-from . import _backend as bk
-from .chain import Chain, as_backend
+from .chain import Chain
+from .dynamics import energy, lambdify_matrix
 from .errors import ModelError
-from .kinematics import forward_kinematics
-from .newton_euler import gravity_vector
 
-__all__ = ["lagrange_equations", "LagrangeEquations", "NumericEquations", "check_skew", "lambdify_matrix"]
-
-
-# ----------------------------------------------------------------- formulas -> numbers
-def lambdify_matrix(expr, args, params=None, cse: bool = True, matrix: bool = False):
-    """A fast numeric function of a symbolic scalar, vector or matrix.
-
-    Parameters
-    ----------
-    expr : sympy expression or Matrix
-    args : sequence of sequences of Symbol
-        One group per argument of the returned function, e.g. ``(q, qd)``;
-        each argument is then an array of the group's length.
-    params : dict, optional
-        Values of every other free symbol (lengths, masses, g, ...).
-    cse : bool
-        Common-subexpression elimination (much faster for large formulas).
-    matrix : bool
-        Keep the Matrix shape; by default an ``(n, 1)`` Matrix gives ``(n,)`` arrays.
-
-    Returns
-    -------
-    callable
-        ``f(*arrays)`` -> float, ``(n,)`` array (for an ``(n, 1)`` Matrix) or
-        ``(n, m)`` array.
-
-    Examples
-    --------
-    >>> x, y = sp.symbols("x y")
-    >>> f = lambdify_matrix(sp.Matrix([[x * y, 1], [0, x]]), [(x, y)])
-    >>> f([2.0, 3.0])
-    array([[6., 1.],
-           [0., 2.]])
-    """
-    params = dict(params or {})
-    groups = [tuple(a) for a in args]
-    expr = sp.sympify(expr).subs(params) if params else sp.sympify(expr)
-    known = {s for group in groups for s in group}
-    free = expr.free_symbols - known
-    if free:
-        raise ModelError(f"lambdify: the formula still contains {sorted(map(str, free))}; give their values "
-                         "in params={symbol: value}")
-    f = sp.lambdify(groups, expr, modules="numpy", cse=cse)
-    full = expr.shape if isinstance(expr, sp.MatrixBase) else ()
-    shape = (full[0],) if len(full) == 2 and full[1] == 1 and not matrix else full  # columns -> (n,)
-    sizes = [len(g) for g in groups]
-
-    def numeric(*values):
-        if len(values) != len(groups):
-            raise ModelError(f"expected {len(groups)} argument(s) of lengths {sizes}, got {len(values)}")
-        values = [bk.vector(v, k, name=f"argument {a} (length {k})") if k else v
-                  for a, (v, k) in enumerate(zip(values, sizes, strict=True))]
-        out = np.broadcast_to(np.asarray(f(*values), dtype=float), full)   # constant formulas broadcast
-        return float(out) if not shape else np.array(out).reshape(shape)
-
-    return numeric
+__all__ = ["lagrange_equations", "LagrangeEquations", "NumericEquations", "check_skew"]
 
 
 class NumericEquations(NamedTuple):
@@ -184,16 +127,8 @@ def lagrange_equations(chain: Chain, gravity=(0, 0, -9.81), simplify: bool = Fal
     q = sp.symbols(f"q1:{n + 1}")
     qd = sp.symbols(f"qd1:{n + 1}")
     qdd = sp.symbols(f"qdd1:{n + 1}")
-    g = as_backend(gravity_vector(gravity), True)
-    kin = forward_kinematics(chain, q, qd, symbolic=True)
-
-    T, V = sp.Integer(0), sp.Integer(0)
-    for i, link in enumerate(chain.links):
-        m, I = link.body.mass, as_backend(link.body.inertia, True)
-        v_c, omega = kin.v_c[i], kin.omega[i]
-        T += (m * bk.dot(v_c, v_c) + bk.dot(omega, I @ omega)) / 2   # T = ½ Σ (m v_C·v_C + ω·I ω)
-        V += -m * bk.dot(g, kin.r_c(i))                              # V = −Σ m g·r_C
-    T, V = _tidy(T, simplify), _tidy(V, simplify)
+    T, V = energy(chain, q, qd, gravity)         # T = ½ Σ (m v_C·v_C + ω·I ω),  V = −Σ m g·r_C
+    T, V = _tidy(sp.sympify(T), simplify), _tidy(sp.sympify(V), simplify)
 
     # M_kj = ∂²T/∂q̇_k∂q̇_j
     M = sp.zeros(n, n)
