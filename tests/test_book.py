@@ -7,8 +7,10 @@ tests skip, with the reason, only when no Chromium is installed (``bash tools/en
 
 from __future__ import annotations
 
+import fcntl
 import importlib.util
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -39,11 +41,24 @@ def _jupyter_book() -> str:
 @pytest.fixture(scope="session")
 def built_book(tmp_path_factory) -> Path:
     """Build the book like `make book` does; return the HTML folder."""
-    vendor = BOOK / "_assets" / "vendor"
-    vendored = subprocess.run(["bash", str(REPO / "tools" / "vendor_js.sh"), str(vendor)], cwd=REPO,
-                              capture_output=True, text=True, timeout=600, check=False)
-    assert vendored.returncode == 0, f"tools/vendor_js.sh failed:\n{vendored.stderr[-3000:]}"
-    out = tmp_path_factory.mktemp("book")
+    # One build per test run, also under pytest-xdist (`make test` runs -n 2): workers share the run's
+    # base folder and take turns through a lock; the first one builds, the others reuse its output.
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    out = shared / "book-build"
+    html = out / "_build" / "html"
+    with open(shared / "book-build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (html / "index.html").is_file():
+            vendor = BOOK / "_assets" / "vendor"  # what `make vendor` does (a no-op when up to date)
+            vendored = subprocess.run(["bash", str(REPO / "tools" / "vendor_js.sh"), str(vendor)], cwd=REPO,
+                                      capture_output=True, text=True, timeout=600, check=False)
+            assert vendored.returncode == 0, f"tools/vendor_js.sh failed:\n{vendored.stderr[-3000:]}"
+            _build(out)
+    return html
+
+
+def _build(out: Path) -> None:
     cmd = [_jupyter_book(), "build", "book", "--warningiserror", "--nitpick", "--keep-going",
            "--path-output", str(out)]
     start = time.perf_counter()
@@ -54,7 +69,6 @@ def built_book(tmp_path_factory) -> Path:
     assert proc.returncode == 0, (f"`{' '.join(cmd)}` failed (exit {proc.returncode}) after {seconds:.0f} s; "
                                   f"warnings count as errors. End of the log:\n{log[-6000:]}")
     print(f"book built in {seconds:.1f} s")
-    return out / "_build" / "html"
 
 
 def _toc_files() -> list[str]:
