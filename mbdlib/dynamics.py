@@ -32,7 +32,7 @@ from . import _backend as bk
 from .chain import Chain, as_backend
 from .errors import MbdError, ModelError, ShapeError, SingularityError
 from .kinematics import forward_kinematics
-from .newton_euler import as_output, gravity_vector, rnea
+from .newton_euler import _inward_pass, as_output, external_loads, gravity_vector, rnea
 from .rotations import skew
 
 __all__ = ["mass_matrix", "bias_forces", "forward_dynamics", "inverse_dynamics_from_mass_matrix",
@@ -81,7 +81,11 @@ def mass_matrix(chain: Chain, q):
            [0.833333, 0.333333]])
     """
     sym = bk.is_symbolic(q) or chain.is_symbolic
-    kin = forward_kinematics(chain, q, symbolic=sym)
+    return _crba(chain, forward_kinematics(chain, q, symbolic=sym), sym)
+
+
+def _crba(chain: Chain, kin, sym: bool):
+    """The composite-rigid-body algorithm on the poses ``kin`` (R, l, d of each link)."""
     links, n = chain.links, chain.n
     # each link alone: mass, first moment m d_i, inertia about joint i (parallel axis), frame i
     m_c = [link.body.mass for link in links]
@@ -174,8 +178,10 @@ def forward_dynamics(chain: Chain, q, qd, tau, gravity=(0, 0, -9.81), f_ext=None
     array([-14.715])
     """
     q, qd, tau = (_numeric_vector(x, chain, name) for x, name in ((q, "q"), (qd, "qd"), (tau, "tau")))
-    M = mass_matrix(chain, q)
-    h = bias_forces(chain, q, qd, gravity, f_ext)
+    g = gravity_vector(gravity)
+    kin = forward_kinematics(chain, q, qd, np.zeros(chain.n), base_acceleration=-g)  # one outward pass
+    M = _crba(chain, kin, False)                                                    # M(q)
+    h = np.array(_inward_pass(chain, kin, external_loads(chain, f_ext, False), False)[0])  # RNEA(q, q̇, 0)
     try:
         factor = scipy.linalg.cho_factor(M)              # M = L Lᵀ
     except np.linalg.LinAlgError:

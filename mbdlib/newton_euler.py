@@ -235,6 +235,18 @@ def rnea(chain: Chain, q, qd, qdd, gravity=(0, 0, -9.81), f_ext=None, return_rea
     # outward pass (Ma, Xu & Li 1988): the base accelerates upwards with g
     kin = forward_kinematics(chain, q, qd, qdd, base_acceleration=-g, symbolic=sym)
 
+    tau, f, n = _inward_pass(chain, kin, loads, sym)     # inward pass, tips -> base
+    tau = as_output(tau, sym)
+    if not return_reactions:
+        return tau
+    reactions = JointReactions(_rows(f, sym), _rows(n, sym),
+                               _rows([kin.A[i] @ f[i] for i in range(chain.n)], sym),   # A_i f_i
+                               _rows([kin.A[i] @ n[i] for i in range(chain.n)], sym))   # A_i n_i
+    return tau, reactions
+
+
+def _inward_pass(chain: Chain, kin, loads, sym: bool):
+    """The RNEA's inward pass on outward-pass kinematics ``kin``: joint torques, forces, moments."""
     links = chain.links
     f = [None] * chain.n                                   # f_i: force of parent on link i, frame i
     n = [None] * chain.n                                   # n_i: moment of parent on link i about joint i
@@ -255,10 +267,4 @@ def rnea(chain: Chain, q, qd, qdd, gravity=(0, 0, -9.81), f_ext=None, return_rea
         f[i], n[i] = f_i, n_i
         k = as_backend(links[i].joint.axis, sym)
         tau[i] = bk.dot(n_i, k) if links[i].joint.kind == "revolute" else bk.dot(f_i, k)  # τ_i = n_i·k_i
-    tau = as_output(tau, sym)
-    if not return_reactions:
-        return tau
-    reactions = JointReactions(_rows(f, sym), _rows(n, sym),
-                               _rows([kin.A[i] @ f[i] for i in range(chain.n)], sym),   # A_i f_i
-                               _rows([kin.A[i] @ n[i] for i in range(chain.n)], sym))   # A_i n_i
-    return tau, reactions
+    return tau, f, n
