@@ -189,7 +189,7 @@ def check_skew(M, C, q, qd, points=None, tol: float = 1e-9, seed: int = 0) -> bo
     if points is None:
         return all(sp.trigsimp(sp.expand(x)) == 0 or sp.simplify(x) == 0 for x in S)
     symbols = sorted((N.free_symbols | set(q) | set(qd)), key=str)
-    f = sp.lambdify([symbols], [N, S], modules="numpy")
+    f = sp.lambdify([symbols], [N, S], modules="numpy", cse=True)
     rng = np.random.default_rng(seed)
     for _ in range(int(points)):
         N_val, S_val = (np.asarray(x, dtype=float) for x in f(rng.uniform(-np.pi, np.pi, len(symbols))))
