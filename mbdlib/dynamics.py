@@ -12,7 +12,7 @@ The equations of motion in joint coordinates (Featherstone 2008, eq. 6.1):
 * :func:`forward_dynamics` solves M q̈ = τ − h by Cholesky (M is symmetric
   positive definite for a physical chain).
 * :func:`energy` gives T = ½ Σ (m v_C·v_C + ω·I ω) and V = −Σ m g·r_C
-  (zero with every centre of mass at the global origin's height).
+  (zero where g·r_C = 0 for every centre of mass, e.g. all at the height of the global origin).
 * :func:`simulate` integrates the motion with ``scipy.integrate.solve_ivp``.
 
 Applied loads ``f_ext`` are ``{link: (F, M)}`` dicts (force at the centre of
