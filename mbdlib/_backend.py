@@ -116,7 +116,8 @@ def cross(a, b):
     """Cross product of two 3-vectors of either kind (symbolic if either is)."""
     if is_symbolic(a, b):
         return sp.Matrix(a).reshape(3, 1).cross(sp.Matrix(b).reshape(3, 1))
-    return np.cross(a, b)
+    # written out: for one pair of 3-vectors this is ~10x faster than np.cross
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
 
 def dot(a, b):
