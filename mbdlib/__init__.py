@@ -3,7 +3,7 @@
 The modules follow the chain of ideas of the book, and imports only point
 "down" the chain::
 
-    rotations -> bodies -> chain -> kinematics -> (dynamics, constraints, ...)
+    rotations -> bodies -> chain -> kinematics -> newton_euler -> kane, dynamics -> lagrange
 
 ``plotting`` and ``widgets`` sit on top and are not imported here.
 
@@ -19,7 +19,19 @@ Conventions (stated once, in the book's "Conventions" page):
 
 from .bodies import RigidBody, parallel_axis, rotate_inertia
 from .chain import Chain, Joint, Link
+from .dynamics import (
+    Simulation,
+    bias_forces,
+    energy,
+    forward_dynamics,
+    inverse_dynamics_from_mass_matrix,
+    lambdify_equations,
+    lambdify_matrix,
+    mass_matrix,
+    simulate,
+)
 from .errors import MbdError, ModelError, RotationError, ShapeError, SingularityError
+from .kane import KaneEquations, kane_equations, kane_inverse_dynamics
 from .kinematics import (
     ChainKinematics,
     PartialVelocities,
@@ -30,6 +42,8 @@ from .kinematics import (
     point_position,
     point_velocity,
 )
+from .lagrange import LagrangeEquations, check_skew, lagrange_equations
+from .newton_euler import JointReactions, newton_euler_body, rnea
 from .rotations import (
     axis_angle_from_dcm,
     check_rotation,
@@ -68,5 +82,10 @@ __all__ = [
     # chains and kinematics
     "Joint", "Link", "Chain", "ChainKinematics", "PartialVelocities", "forward_kinematics",
     "partial_velocities", "jacobian", "point_position", "point_velocity", "point_acceleration",
+    # dynamics
+    "newton_euler_body", "rnea", "JointReactions", "kane_inverse_dynamics", "kane_equations", "KaneEquations",
+    "lagrange_equations", "LagrangeEquations", "check_skew", "mass_matrix", "bias_forces", "forward_dynamics",
+    "inverse_dynamics_from_mass_matrix", "lambdify_equations", "lambdify_matrix", "energy", "simulate",
+    "Simulation",
 ]
 __version__ = "0.1.0"
