@@ -241,8 +241,8 @@ register(
             ),
             Mistake(
                 lambda: _M_closed(half=1),
-                "M12 is off by the factor of the coupling: it is m2 (L2^2/3 + L1 L2 cos(q2)/2), half "
-                "the cos(q2) term of M11",
+                "M12 has the whole L1 L2 cos(q2) coupling term; it gets half of it (M11 gets all of it): "
+                "M12 = m2 (L2^2/3 + L1 L2 cos(q2)/2)",
             ),
             Mistake(
                 lambda: _M_closed(tips=True),
