@@ -29,11 +29,20 @@ def robot_file(robot: str):
 
 
 def hand_mass(path) -> float:
-    """Sum of <mass value> over all links but the root (the fixed base), read with ElementTree."""
+    """Sum of <mass value> over the links that move: all but the root and the links fixed to it
+    (the UR5 file hangs base_link from a "world" root by a fixed joint), read with ElementTree."""
     robot = ET.parse(path).getroot()
-    children = {j.find("child").get("link") for j in robot.findall("joint")}
+    joints = [(j.find("parent").get("link"), j.find("child").get("link"), j.get("type"))
+              for j in robot.findall("joint")]
+    children = {c for _, c, _ in joints}
+    ground = {lk.get("name") for lk in robot.findall("link")} - children     # the root
+    grew = True
+    while grew:
+        new = {c for p, c, kind in joints if p in ground and kind == "fixed"} - ground
+        ground |= new
+        grew = bool(new)
     return sum(float(lk.find("inertial/mass").get("value")) for lk in robot.findall("link")
-               if lk.get("name") in children and lk.find("inertial") is not None)
+               if lk.get("name") not in ground and lk.find("inertial") is not None)
 
 
 def gravity_torque_by_potential(chain, q, g=(0, 0, -9.81), h=1e-6):
