@@ -1,0 +1,605 @@
+"""Planar multibody models in Cartesian (absolute) coordinates.
+
+Every moving body has three coordinates, the position of its centre of mass and its
+angle, ``q = (x_1, y_1, φ_1, x_2, y_2, φ_2, ...)`` in the order the bodies were added;
+``m.ground`` is fixed and has none.  Joints come from :mod:`mbdlib.constraints`; the
+model gathers their equations into ``Φ(q, t)``, ``Φ_q``, ``Φ_t``, ``γ``, adds the
+nonholonomic rows ``B(q) q̇ = 0``, the mass matrix ``M = diag(m_1, m_1, J_1, ...)`` and the
+applied forces ``Q`` (gravity, spring-dampers, loads), which is what the integrators in
+:mod:`mbdlib.dae` consume (Haug 1989, ch. 6; Nikravesh 1988, ch. 13).
+
+>>> from math import pi
+>>> m = PlanarModel(gravity=(0.0, -9.81))
+>>> rod = m.add_body("rod", mass=1.0, inertia=1 / 12, position=(0.5, 0.0))
+>>> pin = m.add_revolute(m.ground, rod, point_i=(0.0, 0.0), point_j=(-0.5, 0.0))
+>>> m.dof_report().dof
+1
+>>> round(float(m.M(m.q0)[2, 2]), 4)
+0.0833
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from .constraints import (
+    CoordinateDriver,
+    Distance,
+    DistanceDriver,
+    DofReport,
+    Gear,
+    Joint,
+    KnifeEdge,
+    Motion,
+    PointOnLine,
+    RackPinion,
+    RelativeAngleDriver,
+    Revolute,
+    Rigid,
+    Translational,
+    newton_solve,
+    rank_analysis,
+)
+from .errors import ModelError, ShapeError, SingularityError
+
+__all__ = ["PlanarModel", "PlanarBody", "Assembly"]
+
+
+@dataclass
+class PlanarBody:
+    """A rigid body in the plane; ``inertia`` is the moment of inertia about the centre of mass."""
+
+    name: str
+    mass: float
+    inertia: float
+    position: np.ndarray
+    angle: float
+    velocity: np.ndarray
+    angular_velocity: float
+    index: int | None  # None for the ground
+
+    @property
+    def is_ground(self) -> bool:
+        return self.index is None
+
+
+@dataclass
+class Assembly:
+    """Result of :meth:`PlanarModel.assemble`: consistent initial state."""
+
+    q0: np.ndarray
+    qd0: np.ndarray
+    iterations: int
+    residual: float
+    t0: float = 0.0
+
+
+def _number(x, name: str, positive: bool = False) -> float:
+    if not isinstance(x, numbers.Real) or not np.isfinite(x):
+        raise ModelError(f"{name} must be a finite number, got {x!r}")
+    if positive and not x > 0:
+        raise ModelError(f"{name} must be positive, got {x!r}")
+    return float(x)
+
+
+def _xy(x, name: str) -> np.ndarray:
+    try:
+        a = np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ShapeError(f"{name} must be 2 numbers (x, y), got {x!r}") from exc
+    if a.shape != (2,) or not np.all(np.isfinite(a)):
+        raise ShapeError(f"{name} must be 2 finite numbers (x, y), got shape {a.shape}: {x!r}")
+    return a
+
+
+def _rot(phi: float, s) -> np.ndarray:
+    c, sn = np.cos(phi), np.sin(phi)
+    return np.array([c * s[0] - sn * s[1], sn * s[0] + c * s[1]])
+
+
+class PlanarModel:
+    """A planar mechanism in absolute coordinates (x, y, φ per body).
+
+    Parameters
+    ----------
+    gravity : array_like, shape (2,)
+        Gravitational acceleration in global components [m/s²]; explicit, e.g. ``(0, -9.81)``.
+    """
+
+    def __init__(self, gravity=(0.0, -9.81)):
+        self.gravity = _xy(gravity, "gravity")
+        self.ground = PlanarBody("ground", np.inf, np.inf, np.zeros(2), 0.0, np.zeros(2), 0.0, None)
+        self.bodies: list[PlanarBody] = []
+        self.joints: list[Joint] = []
+        self.springs: list[dict] = []
+        self.loads: list[dict] = []
+        self._index: list[np.ndarray] = []  # per joint: indices into (q, ground pose)
+        self._assembly: Assembly | None = None
+
+    # ------------------------------------------------------------------ bodies
+    @property
+    def n(self) -> int:
+        """Number of coordinates, ``3 * len(bodies)``."""
+        return 3 * len(self.bodies)
+
+    def add_body(self, name: str, mass: float, inertia: float, position=(0.0, 0.0), angle: float = 0.0,
+                 velocity=(0.0, 0.0), angular_velocity: float = 0.0) -> PlanarBody:
+        """Add a body; ``position``/``angle`` are the initial guess of its centre of mass and angle.
+
+        ``inertia`` is the polar moment about the centre of mass [kg m²]; ``velocity`` and
+        ``angular_velocity`` the initial velocities (made consistent by :meth:`assemble`).
+        """
+        name = str(name)
+        if name == "ground" or any(b.name == name for b in self.bodies):
+            raise ModelError(f"a body named {name!r} already exists (or is the reserved 'ground'); "
+                             "pick another name")
+        body = PlanarBody(
+            name, _number(mass, f"body {name!r}: mass", True),
+            _number(inertia, f"body {name!r}: inertia", True),
+            _xy(position, f"body {name!r}: position"), _number(angle, f"body {name!r}: angle"),
+            _xy(velocity, f"body {name!r}: velocity"),
+            _number(angular_velocity, f"body {name!r}: angular_velocity"), len(self.bodies))
+        self.bodies.append(body)
+        self._assembly = None
+        return body
+
+    def body(self, b) -> PlanarBody:
+        """The body given by object or name; unknown bodies raise :class:`ModelError`."""
+        if isinstance(b, PlanarBody):
+            if b is self.ground or (b.index is not None and b in self.bodies):
+                return b
+            raise ModelError(f"body {b.name!r} belongs to another model; add it to this one with add_body")
+        if b == "ground":
+            return self.ground
+        for body in self.bodies:
+            if body.name == b:
+                return body
+        names = ", ".join(["ground"] + [x.name for x in self.bodies])
+        raise ModelError(f"unknown body {b!r}; the bodies are: {names}")
+
+    def q_guess(self) -> np.ndarray:
+        """The initial guess (positions and angles as given), shape ``(n,)``."""
+        return np.array([v for b in self.bodies for v in (*b.position, b.angle)], dtype=float)
+
+    def qd_guess(self) -> np.ndarray:
+        """The given initial velocities, shape ``(n,)``."""
+        return np.array([v for b in self.bodies for v in (*b.velocity, b.angular_velocity)], dtype=float)
+
+    def _pose(self, body: PlanarBody, q) -> np.ndarray:
+        return np.zeros(3) if body.is_ground else np.asarray(q[3 * body.index: 3 * body.index + 3])
+
+    def point_position(self, body, point, q=None) -> np.ndarray:
+        """Global position ``r + A s'`` of a body point, shape ``(2,)`` (default ``q``: the assembled one)."""
+        b = self.body(body)
+        x, y, phi = self._pose(b, self.q0 if q is None else q)
+        return np.array([x, y]) + _rot(phi, _xy(point, "point"))
+
+    # ------------------------------------------------------------------ joints
+    def _add(self, joint: Joint, bodies) -> Joint:
+        if any(j.name == joint.name for j in self.joints):
+            raise ModelError(f"a joint named {joint.name!r} already exists; give a unique name=")
+        idx = [3 * b.index + k if not b.is_ground else self.n + k for b in bodies for k in range(3)]
+        self.joints.append(joint)
+        self._index.append(np.array(idx, dtype=int))
+        self._assembly = None
+        return joint
+
+    def _pair(self, body_i, body_j, kind: str):
+        bi, bj = self.body(body_i), self.body(body_j)
+        if bi is bj:
+            raise ModelError(f"{kind}: a joint needs two different bodies, got {bi.name!r} twice")
+        if bi.is_ground and bj.is_ground:
+            raise ModelError(f"{kind}: both bodies are the ground")
+        return bi, bj
+
+    def _name(self, name, kind: str, *bodies) -> str:
+        if name is not None:
+            return str(name)
+        return f"{kind}{len(self.joints) + 1} " + "-".join(b.name for b in bodies)
+
+    def add_revolute(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0), name=None) -> Revolute:
+        """Revolute joint at ``point_i`` of body i (body frame) = ``point_j`` of body j (2 equations)."""
+        bi, bj = self._pair(body_i, body_j, "add_revolute")
+        name = self._name(name, "rev", bi, bj)
+        return self._add(Revolute(name, (bi.name, bj.name), point_i, point_j), (bi, bj))
+
+    def add_translational(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0), axis_i=(1.0, 0.0),
+                          angle=None, name=None) -> Translational:
+        """Prismatic joint: ``point_j`` slides on the line of body i through ``point_i`` along ``axis_i``.
+
+        ``angle`` (the fixed ``φ_j - φ_i``) defaults to its value in the initial guess.
+        """
+        bi, bj = self._pair(body_i, body_j, "add_translational")
+        name = self._name(name, "trans", bi, bj)
+        angle = bj.angle - bi.angle if angle is None else _number(angle, f"{name}: angle")
+        return self._add(Translational(name, (bi.name, bj.name), point_i, point_j, axis_i, angle), (bi, bj))
+
+    def add_point_on_line(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0), axis_i=(1.0, 0.0),
+                          name=None) -> PointOnLine:
+        """``point_j`` of body j stays on the line of body i through ``point_i`` along ``axis_i`` (1 eq.)."""
+        bi, bj = self._pair(body_i, body_j, "add_point_on_line")
+        name = self._name(name, "line", bi, bj)
+        return self._add(PointOnLine(name, (bi.name, bj.name), point_i, point_j, axis_i), (bi, bj))
+
+    def add_rigid(self, body_i, body_j, point_i=None, point_j=(0.0, 0.0), angle=None, name=None) -> Rigid:
+        """Weld body j to body i (3 equations); ``point_i`` and ``angle`` default to the initial guess."""
+        bi, bj = self._pair(body_i, body_j, "add_rigid")
+        name = self._name(name, "rigid", bi, bj)
+        if point_i is None:
+            pj = bj.position + _rot(bj.angle, _xy(point_j, f"{name}: point_j"))
+            point_i = _rot(-bi.angle, pj - bi.position)
+        angle = bj.angle - bi.angle if angle is None else _number(angle, f"{name}: angle")
+        return self._add(Rigid(name, (bi.name, bj.name), point_i, point_j, angle), (bi, bj))
+
+    add_weld = add_rigid
+
+    def add_distance(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0), length=None,
+                     name=None) -> Distance:
+        """Keep two points at ``length`` (a massless link); the default length is the initial one."""
+        bi, bj = self._pair(body_i, body_j, "add_distance")
+        name = self._name(name, "dist", bi, bj)
+        if length is None:
+            length = float(np.linalg.norm(self._guess_point(bj, point_j) - self._guess_point(bi, point_i)))
+        return self._add(Distance(name, (bi.name, bj.name), point_i, point_j, length), (bi, bj))
+
+    def add_gear(self, body_i, body_j, ratio, carrier=None, offset=None, name=None) -> Gear:
+        """Gear pair ``ω_j = ratio · ω_i`` relative to ``carrier`` (default ground); external ``-r_i/r_j``."""
+        bi, bj = self._pair(body_i, body_j, "add_gear")
+        bc = self.ground if carrier is None else self.body(carrier)
+        if bc is bi or bc is bj:
+            raise ModelError("add_gear: the carrier must differ from both gears")
+        name = self._name(name, "gear", bi, bj)
+        if offset is None:
+            rel_i, rel_j = bi.angle - bc.angle, bj.angle - bc.angle
+            offset = rel_j - ratio * rel_i if isinstance(ratio, numbers.Real) else 0.0
+        return self._add(Gear(name, (bi.name, bj.name, bc.name), ratio, offset), (bi, bj, bc))
+
+    def add_rack_pinion(self, pinion, rack, radius, point_pinion=(0.0, 0.0), point_rack=(0.0, 0.0),
+                        axis_rack=(1.0, 0.0), offset=None, name=None) -> RackPinion:
+        """Rack and pinion (pinion on the left of ``axis_rack``); the ground as rack: rolling without slip."""
+        bi, bj = self._pair(pinion, rack, "add_rack_pinion")
+        name = self._name(name, "rack", bi, bj)
+        joint = RackPinion(name, (bi.name, bj.name), point_pinion, point_rack, axis_rack, radius, 0.0)
+        if offset is None:
+            offset = float(joint.phi(np.concatenate([self._guess_pose(bi), self._guess_pose(bj)]))[0])
+        joint.offset = offset
+        return self._add(joint, (bi, bj))
+
+    def _guess_pose(self, b: PlanarBody) -> np.ndarray:
+        return np.array([*b.position, b.angle])
+
+    def _guess_point(self, b: PlanarBody, point) -> np.ndarray:
+        return b.position + _rot(b.angle, _xy(point, "point"))
+
+    # ------------------------------------------------------------------ drivers
+    def _motion(self, name, f, df, ddf, speed, start) -> Motion:
+        if speed is not None:
+            if f is not None:
+                raise ModelError(f"{name}: give either f (with df, ddf) or speed, not both")
+            return Motion.constant_speed(start, _number(speed, f"{name}: speed"))
+        if f is None:
+            raise ModelError(f"{name}: give f, df, ddf (callables of t) or speed=")
+        if isinstance(f, numbers.Real) and df is None and ddf is None:
+            return Motion.constant(f)
+        return Motion(f, df, ddf, name)
+
+    def add_driver(self, body, coordinate: str = "phi", f=None, df=None, ddf=None, speed=None,
+                   relative_to=None, name=None) -> Joint:
+        """Prescribe a coordinate of ``body``: ``q_k = f(t)`` (or ``φ - φ_ref = f(t)`` with ``relative_to``).
+
+        ``coordinate`` is ``"x"``, ``"y"`` or ``"phi"``; ``f, df, ddf`` are ``f(t), f'(t), f''(t)``
+        (a number ``f`` means a constant); ``speed`` is the shortcut ``f = start + speed·t``
+        with ``start`` the value in the initial guess.  A driver that repeats what the joints
+        already fix raises :class:`ModelError`.
+        """
+        b = self.body(body)
+        if b.is_ground:
+            raise ModelError("add_driver: the ground cannot be driven")
+        coords = {"x": 0, "y": 1, "phi": 2, "φ": 2, "angle": 2}
+        if coordinate not in coords:
+            raise ModelError(f"add_driver: coordinate must be 'x', 'y' or 'phi', got {coordinate!r}")
+        k = coords[coordinate]
+        if relative_to is not None:
+            if k != 2:
+                raise ModelError("add_driver: relative_to drives a relative angle; use coordinate='phi'")
+            ref = self.body(relative_to)
+            if ref is b:
+                raise ModelError(f"add_driver: relative_to is the driven body {b.name!r} itself")
+            name = self._name(name, "drive", ref, b)
+            motion = self._motion(name, f, df, ddf, speed, b.angle - ref.angle)
+            joint, bodies = RelativeAngleDriver(name, (ref.name, b.name), motion), (ref, b)
+        else:
+            name = self._name(name, "drive", b)
+            motion = self._motion(name, f, df, ddf, speed, self._guess_pose(b)[k])
+            joint, bodies = CoordinateDriver(name, (b.name,), k, motion), (b,)
+        return self._add_driver(joint, bodies)
+
+    def add_distance_driver(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0), f=None, df=None,
+                            ddf=None, speed=None, name=None) -> DistanceDriver:
+        """Prescribe the distance of two points (a linear actuator): ``|d| = f(t)``."""
+        bi, bj = self._pair(body_i, body_j, "add_distance_driver")
+        name = self._name(name, "drive", bi, bj)
+        start = float(np.linalg.norm(self._guess_point(bj, point_j) - self._guess_point(bi, point_i)))
+        motion = self._motion(name, f, df, ddf, speed, start)
+        return self._add_driver(DistanceDriver(name, (bi.name, bj.name), point_i, point_j, motion), (bi, bj))
+
+    def _add_driver(self, joint, bodies):
+        q = self._best_q()
+        before = rank_analysis(self.phi_q(q))[0] if self.joints else 0
+        self._add(joint, bodies)
+        J = self.phi_q(q)
+        rank, _, groups = rank_analysis(J)
+        if rank < before + joint.n_eq:
+            rows = self.labels
+            others = {rows[r] for g in groups for r in g if r < J.shape[0] - joint.n_eq}
+            self.joints.pop()
+            self._index.pop()
+            raise ModelError(
+                f"driver {joint.name!r} is redundant: the joints already fix that motion "
+                f"({', '.join(sorted(others)) or 'rank unchanged'}); remove the driver or the joint that "
+                "fixes it")
+        return joint
+
+    def _best_q(self):
+        return self._assembly.q0 if self._assembly is not None else self.q_guess()
+
+    def add_knife_edge(self, body, point=(0.0, 0.0), axis=(1.0, 0.0), name=None) -> KnifeEdge:
+        """Nonholonomic knife edge: ``point`` of ``body`` cannot move across ``axis`` (``B q̇ = 0``)."""
+        b = self.body(body)
+        if b.is_ground:
+            raise ModelError("add_knife_edge: the ground does not move; give a moving body")
+        name = self._name(name, "knife", b)
+        return self._add(KnifeEdge(name, (b.name,), point, axis), (b,))
+
+    # ------------------------------------------------------------------ force elements
+    def add_spring_damper(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0), stiffness=0.0,
+                          damping=0.0, rest_length=None, name=None) -> dict:
+        """Translational spring-damper between two points: tension ``k (ℓ - ℓ0) + c ℓ̇`` along the line."""
+        bi, bj = self._pair(body_i, body_j, "add_spring_damper")
+        name = str(name) if name is not None else f"spring{len(self.springs) + 1}"
+        pi, pj = _xy(point_i, f"{name}: point_i"), _xy(point_j, f"{name}: point_j")
+        if rest_length is None:
+            rest_length = float(np.linalg.norm(self._guess_point(bj, pj) - self._guess_point(bi, pi)))
+        k, c, l0 = (_number(v, f"{name}: {lab}") for v, lab in
+                    ((stiffness, "stiffness"), (damping, "damping"), (rest_length, "rest_length")))
+        if k < 0 or c < 0 or l0 < 0:
+            raise ModelError(f"{name}: stiffness, damping and rest_length must be >= 0")
+        spring = dict(name=name, bodies=(bi, bj), points=(pi, pj), k=k, c=c, l0=l0)
+        self.springs.append(spring)
+        return spring
+
+    def add_force(self, body, force, point=(0.0, 0.0), name=None) -> dict:
+        """Applied force (global components) at a body point: a (2,) constant or ``force(t, q, qd)``."""
+        b = self.body(body)
+        if b.is_ground:
+            raise ModelError("add_force: a force on the ground does nothing; apply it to a moving body")
+        if not callable(force):
+            force = _xy(force, "force")
+        load = dict(name=name or f"force{len(self.loads) + 1}", body=b, force=force,
+                    point=_xy(point, "point"), torque=None)
+        self.loads.append(load)
+        return load
+
+    def add_torque(self, body, torque, name=None) -> dict:
+        """Applied torque on a body [N m]: a number or ``torque(t, q, qd)``."""
+        b = self.body(body)
+        if b.is_ground:
+            raise ModelError("add_torque: a torque on the ground does nothing; apply it to a moving body")
+        if not callable(torque):
+            torque = _number(torque, "torque")
+        load = dict(name=name or f"torque{len(self.loads) + 1}", body=b, force=None, point=None,
+                    torque=torque)
+        self.loads.append(load)
+        return load
+
+    # ------------------------------------------------------------------ the system protocol
+    def _local(self, x, k):
+        return np.concatenate([x, np.zeros(3)])[self._index[k]]
+
+    def _holonomic(self):
+        return [(k, j) for k, j in enumerate(self.joints) if not j.nonholonomic]
+
+    def _nonholonomic(self):
+        return [(k, j) for k, j in enumerate(self.joints) if j.nonholonomic]
+
+    def _stack_rows(self, q, pairs, block):
+        q = np.asarray(q, dtype=float)
+        rows = [np.zeros((0, self.n))]
+        for k, j in pairs:
+            local = np.asarray(block(j, self._local(q, k)), dtype=float)
+            full = np.zeros((local.shape[0], self.n + 3))
+            np.add.at(full, (slice(None), self._index[k]), local)
+            rows.append(full[:, : self.n])
+        return np.vstack(rows)
+
+    @property
+    def labels(self) -> list[str]:
+        """One label per constraint row: holonomic rows, then the nonholonomic ones."""
+        return [lab for _, j in self._holonomic() for lab in j.labels] + \
+               [lab for _, j in self._nonholonomic() for lab in j.labels]
+
+    def phi(self, q, t=0.0) -> np.ndarray:
+        """``Φ(q, t)``, shape ``(m,)``."""
+        return np.concatenate([[]] + [j.phi(self._local(q, k), t) for k, j in self._holonomic()])
+
+    def phi_q(self, q, t=0.0) -> np.ndarray:
+        """``Φ_q``, shape ``(m, n)``."""
+        return self._stack_rows(q, self._holonomic(), lambda j, ql: j.jacobian(ql, t))
+
+    def phi_t(self, q, t=0.0) -> np.ndarray:
+        """``Φ_t``, shape ``(m,)``."""
+        return np.concatenate([[]] + [j.phi_t(self._local(q, k), t) for k, j in self._holonomic()])
+
+    def gamma(self, q, qd, t=0.0) -> np.ndarray:
+        """``γ`` of ``Φ_q q̈ = γ``, shape ``(m,)``."""
+        return np.concatenate([[]] + [j.gamma(self._local(q, k), self._local(qd, k), t)
+                                      for k, j in self._holonomic()])
+
+    def B(self, q, t=0.0) -> np.ndarray:
+        """Nonholonomic rows ``B(q)`` of ``B q̇ = 0``, shape ``(k, n)``."""
+        return self._stack_rows(q, self._nonholonomic(), lambda j, ql: j.B(ql, t))
+
+    def b_gamma(self, q, qd, t=0.0) -> np.ndarray:
+        """Right side of ``B q̈ = b_gamma``, shape ``(k,)``."""
+        return np.concatenate([[]] + [j.b_gamma(self._local(q, k), self._local(qd, k), t)
+                                      for k, j in self._nonholonomic()])
+
+    def M(self, q=None) -> np.ndarray:
+        """Mass matrix ``diag(m_1, m_1, J_1, ...)``, shape ``(n, n)`` (constant)."""
+        return np.diag([v for b in self.bodies for v in (b.mass, b.mass, b.inertia)])
+
+    def _spring(self, s, q, qd):
+        """Length, rate, unit vector and the point Jacobians ``[I, B s']`` of a spring."""
+        out = []
+        for b, p in zip(s["bodies"], s["points"], strict=True):
+            x, y, phi = self._pose(b, q)
+            As = _rot(phi, p)
+            r = np.array([x, y]) + As
+            J = np.array([[1.0, 0.0, -As[1]], [0.0, 1.0, As[0]]])  # [I, B s']
+            v = np.zeros(2) if b.is_ground or qd is None else J @ self._pose(b, qd)
+            out.append((r, v, J))
+        d, dv = out[1][0] - out[0][0], out[1][1] - out[0][1]
+        length = float(np.hypot(*d))
+        if length == 0:
+            raise SingularityError(f"spring {s['name']!r}: its two points coincide, so the direction of its "
+                                   "force is undefined; attach it to points that stay apart")
+        e = d / length
+        return length, float(e @ dv), e, out[0][2], out[1][2]
+
+    def Q(self, t, q, qd) -> np.ndarray:
+        """Generalized applied forces: gravity, spring-dampers, loads, shape ``(n,)`` (Haug 1989, §6.1)."""
+        q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+        Q = np.zeros(self.n)
+        for b in self.bodies:
+            Q[3 * b.index: 3 * b.index + 2] += b.mass * self.gravity
+        for s in self.springs:
+            length, rate, e, Ji, Jj = self._spring(s, q, qd)
+            f = s["k"] * (length - s["l0"]) + s["c"] * rate  # tension pulls P_i towards P_j
+            for b, J, sign in ((s["bodies"][0], Ji, 1.0), (s["bodies"][1], Jj, -1.0)):
+                if not b.is_ground:
+                    Q[3 * b.index: 3 * b.index + 3] += J.T @ (sign * f * e)
+        for load in self.loads:
+            k = 3 * load["body"].index
+            if load["torque"] is not None:
+                tau = load["torque"](t, q, qd) if callable(load["torque"]) else load["torque"]
+                Q[k + 2] += _number(float(tau), f"{load['name']}: torque")
+            else:
+                F = _xy(load["force"](t, q, qd), f"{load['name']}: force") if callable(load["force"]) \
+                    else load["force"]
+                As = _rot(q[k + 2], load["point"])
+                Q[k: k + 2] += F
+                Q[k + 2] += As[0] * F[1] - As[1] * F[0]  # (B s')ᵀ F = (A s') × F
+        return Q
+
+    def energy(self, q, qd) -> float:
+        """Kinetic + potential energy (gravity and springs) [J]; applied loads are not included."""
+        q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+        T = 0.5 * qd @ self.M() @ qd
+        V = -sum(b.mass * self.gravity @ q[3 * b.index: 3 * b.index + 2] for b in self.bodies)
+        for s in self.springs:
+            V += 0.5 * s["k"] * (self._spring(s, q, None)[0] - s["l0"]) ** 2
+        return float(T + V)
+
+    # ------------------------------------------------------------------ assembly, DOF, simulation
+    def assemble(self, tol: float = 1e-10, max_iter: int = 50, t0: float = 0.0) -> Assembly:
+        """Close the loops from the initial guess (Newton-Raphson), then make the velocities consistent.
+
+        Positions: least-squares Newton steps on ``Φ(q, t0) = 0``.  Velocities: the given ones
+        projected onto ``Φ_q q̇ = -Φ_t``, ``B q̇ = 0`` with the least mass-weighted change,
+        ``q̇ = q̇_g + M⁻¹Cᵀμ``, ``C M⁻¹ Cᵀ μ = c - C q̇_g`` (Haug 1989, §6.3).
+        """
+        q, it, res, ok = newton_solve(lambda x: self.phi(x, t0), lambda x: self.phi_q(x, t0),
+                                      self.q_guess(), tol, max_iter)
+        if not ok:
+            gaps = [(j.gap(self._local(q, k), t0), j) for k, j in self._holonomic()]
+            gap, worst = max(gaps, key=lambda g: g[0])
+            raise ModelError(
+                f"cannot assemble: joint {worst.name!r} cannot close, distance {gap:.4g} "
+                f"(largest residual after {it} Newton iterations, max |Φ| = {res:.3g}); check its points and "
+                "the link lengths, or start from a closer guess")
+        C = np.vstack([self.phi_q(q, t0), self.B(q, t0)])
+        c = np.concatenate([-self.phi_t(q, t0), np.zeros(C.shape[0] - len(self.phi_t(q, t0)))])
+        qd = self.qd_guess()
+        if C.shape[0]:
+            Minv = 1.0 / np.diag(self.M())
+            mu = np.linalg.lstsq((C * Minv) @ C.T, c - C @ qd, rcond=None)[0]
+            qd = qd + Minv * (C.T @ mu)
+        self._assembly = Assembly(q, qd, it, res, float(t0))
+        return self._assembly
+
+    @property
+    def q0(self) -> np.ndarray:
+        """Assembled initial coordinates (assembles on first use), shape ``(n,)``."""
+        return (self._assembly or self.assemble()).q0
+
+    @property
+    def qd0(self) -> np.ndarray:
+        """Consistent initial velocities, shape ``(n,)``."""
+        return (self._assembly or self.assemble()).qd0
+
+    def system(self, t0: float = 0.0) -> PlanarModel:
+        """The model itself, assembled at ``t0``: it provides the protocol :mod:`mbdlib.dae` consumes."""
+        if self._assembly is None or self._assembly.t0 != t0:
+            self.assemble(t0=t0)
+        return self
+
+    def dof_report(self, q=None, t: float = 0.0, rtol: float = 1e-8) -> DofReport:
+        """Degrees of freedom by Grübler's count and by the rank of ``Φ_q`` at ``q`` (default: assembled).
+
+        When the rank is deficient, the model is moved a little along the null space of
+        ``Φ_q`` and closed again (Newton) at a few nearby configurations: if the rank comes
+        back there, this configuration is *singular*; if not, the dependent equations are
+        *redundant*.
+        """
+        notes = []
+        if q is None:
+            try:
+                q = self.q0
+            except ModelError as exc:
+                q = self.q_guess()
+                notes.append(f"note: not assembled ({exc}); rank taken at the initial guess")
+        q = np.asarray(q, dtype=float)
+        if q.shape != (self.n,):
+            raise ShapeError(f"dof_report: q must have shape ({self.n},), got {q.shape}")
+        J, labels = self.phi_q(q, t), self.labels
+        m = J.shape[0]
+        rank, dependent, groups = rank_analysis(J, rtol)
+        names = [j.name for _, j in self._holonomic() for _ in j.labels]
+        redundant, singular = [], False
+        if dependent:
+            g_rank, g_dep = self._nearby_rank(q, t, J, rank, rtol)
+            singular = g_rank > rank
+            redundant = [labels[r] for r in g_dep]
+        k = len(self.B(q, t))
+        velocity_rank = np.linalg.matrix_rank(np.vstack([J, self.B(q, t)])) if k else rank
+        return DofReport(
+            grubler=self.n - m, coordinates=self.n, constraints=m, rank=rank, dof=self.n - rank,
+            redundant=redundant, singular=singular, dependent=[labels[r] for r in dependent],
+            involved=sorted({names[r] for g in groups for r in g}, key=names.index), nonholonomic=k,
+            velocity_dof=self.n - int(velocity_rank), notes=notes)
+
+    def _nearby_rank(self, q, t, J, rank, rtol, probes: int = 3, step: float = 1e-3):
+        rng = np.random.default_rng(0)
+        null = np.linalg.svd(J)[2][rank:]
+        scale = step * max(1.0, float(np.max(np.abs(q))))
+        best = (rank, rank_analysis(J, rtol)[1])
+        for _ in range(probes):
+            dq = null.T @ rng.standard_normal(len(null))
+            q1, _, _, ok = newton_solve(lambda x: self.phi(x, t), lambda x: self.phi_q(x, t),
+                                        q + scale * dq / np.linalg.norm(dq), 1e-12, 50)
+            if ok:
+                r, dep, _ = rank_analysis(self.phi_q(q1, t), rtol)
+                if r > best[0]:
+                    best = (r, dep)
+        return best
+
+    def simulate(self, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=None, **options):
+        """Integrate with :func:`mbdlib.dae.simulate` (methods "projection", "none", "baumgarte",
+        "augmented_lagrangian"); returns its result (``t, q, qd, energy, violation, ...``)."""
+        from . import dae
+
+        system = self.system(t0=float(options.get("t0", 0.0)))
+        return dae.simulate(system, t_end, method=method, rtol=rtol, atol=atol, t_eval=t_eval, **options)
