@@ -68,6 +68,7 @@ from .rotations import (
     skew,
     unskew,
 )
+from .urdf import data_path, load_urdf
 
 __all__ = [
     # errors
@@ -87,5 +88,7 @@ __all__ = [
     "lagrange_equations", "LagrangeEquations", "check_skew", "mass_matrix", "bias_forces", "forward_dynamics",
     "inverse_dynamics_from_mass_matrix", "lambdify_equations", "lambdify_matrix", "energy", "simulate",
     "Simulation",
+    # URDF
+    "load_urdf", "data_path",
 ]
 __version__ = "0.1.0"
