@@ -46,7 +46,7 @@ from .errors import ModelError, ShapeError, SingularityError
 __all__ = [
     "Joint", "Revolute", "Translational", "PointOnLine", "Rigid", "Distance", "Gear", "RackPinion",
     "CoordinateDriver", "RelativeAngleDriver", "DistanceDriver", "KnifeEdge", "Motion",
-    "DofReport", "rank_analysis", "newton_solve",
+    "DofReport", "rank_analysis", "nearby_rank", "newton_solve",
 ]
 
 
@@ -641,3 +641,31 @@ def newton_solve(phi, jac, q, tol: float = 1e-10, max_iter: int = 50):
             return q, it, float(np.max(np.abs(f))), False
         q, f, norm = q_new, f_new, n_new
     return q, max_iter, float(np.max(np.abs(f))), False
+
+
+def nearby_rank(phi, jac, q, rtol: float = 1e-8, probes: int = 3, step: float = 1e-3):
+    """Highest rank of ``Φ_q`` at a few admissible configurations near ``q``, and its dependent rows.
+
+    Each probe moves ``q`` by ``step · max(1, |q|∞)`` along a random direction of the null
+    space of ``Φ_q`` and closes the loops again by :func:`newton_solve` (seeded, so the
+    report is reproducible).  A rank that comes back nearby means ``q`` is a singular
+    configuration; a rank that stays low means redundant equations.  Returns
+    ``(rank, dependent)``.
+    """
+    q = np.asarray(q, dtype=float)
+    J = np.asarray(jac(q), dtype=float)
+    rank, dependent, _ = rank_analysis(J, rtol)
+    null = np.linalg.svd(J)[2][rank:]
+    if len(null) == 0 or not dependent:
+        return rank, dependent
+    rng = np.random.default_rng(0)
+    scale = step * max(1.0, float(np.max(np.abs(q))))
+    best = (rank, dependent)
+    for _ in range(probes):
+        dq = null.T @ rng.standard_normal(len(null))
+        q1, _, _, ok = newton_solve(phi, jac, q + scale * dq / np.linalg.norm(dq), 1e-12, 50)
+        if ok:
+            r, dep, _ = rank_analysis(jac(q1), rtol)
+            if r > best[0]:
+                best = (r, dep)
+    return best

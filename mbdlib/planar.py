@@ -40,6 +40,7 @@ from .constraints import (
     Revolute,
     Rigid,
     Translational,
+    nearby_rank,
     newton_solve,
     rank_analysis,
 )
@@ -181,7 +182,8 @@ class PlanarModel:
     def _add(self, joint: Joint, bodies) -> Joint:
         if any(j.name == joint.name for j in self.joints):
             raise ModelError(f"a joint named {joint.name!r} already exists; give a unique name=")
-        idx = [3 * b.index + k if not b.is_ground else self.n + k for b in bodies for k in range(3)]
+        # the ground's pose sits after q: indices -3, -2, -1 of (q, 0, 0, 0), valid however many bodies follow
+        idx = [3 * b.index + k if not b.is_ground else k - 3 for b in bodies for k in range(3)]
         self.joints.append(joint)
         self._index.append(np.array(idx, dtype=int))
         self._assembly = None
@@ -570,7 +572,7 @@ class PlanarModel:
         names = [j.name for _, j in self._holonomic() for _ in j.labels]
         redundant, singular = [], False
         if dependent:
-            g_rank, g_dep = self._nearby_rank(q, t, J, rank, rtol)
+            g_rank, g_dep = nearby_rank(lambda x: self.phi(x, t), lambda x: self.phi_q(x, t), q, rtol)
             singular = g_rank > rank
             redundant = [labels[r] for r in g_dep]
         k = len(self.B(q, t))
@@ -580,21 +582,6 @@ class PlanarModel:
             redundant=redundant, singular=singular, dependent=[labels[r] for r in dependent],
             involved=sorted({names[r] for g in groups for r in g}, key=names.index), nonholonomic=k,
             velocity_dof=self.n - int(velocity_rank), notes=notes)
-
-    def _nearby_rank(self, q, t, J, rank, rtol, probes: int = 3, step: float = 1e-3):
-        rng = np.random.default_rng(0)
-        null = np.linalg.svd(J)[2][rank:]
-        scale = step * max(1.0, float(np.max(np.abs(q))))
-        best = (rank, rank_analysis(J, rtol)[1])
-        for _ in range(probes):
-            dq = null.T @ rng.standard_normal(len(null))
-            q1, _, _, ok = newton_solve(lambda x: self.phi(x, t), lambda x: self.phi_q(x, t),
-                                        q + scale * dq / np.linalg.norm(dq), 1e-12, 50)
-            if ok:
-                r, dep, _ = rank_analysis(self.phi_q(q1, t), rtol)
-                if r > best[0]:
-                    best = (r, dep)
-        return best
 
     def simulate(self, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=None, **options):
         """Integrate with :func:`mbdlib.dae.simulate` (methods "projection", "none", "baumgarte",

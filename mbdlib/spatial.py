@@ -1,0 +1,334 @@
+"""Spatial bodies in Cartesian coordinates with Euler parameters: counting DOF by rank.
+
+Each body has seven coordinates ``q_k = (x, y, z, e0, e1, e2, e3)``: the position of its
+reference point and its Euler parameters ``p`` (scalar first), with ``A(p)`` from
+:func:`mbdlib.rotations.dcm_from_quat` and the normalization constraint ``pᵀp - 1 = 0``
+(Nikravesh 1988, ch. 6-7; Haug 1989, ch. 9).  The joints are built from three basic
+constraints (Nikravesh 1988, §7.2):
+
+* spherical: ``r_i + A_i s'_i - r_j - A_j s'_j = 0`` (3 equations);
+* dot-1: ``(A_i a'_i)ᵀ (A_j a'_j) = 0``, two body vectors stay perpendicular;
+* dot-2: ``(A_i a'_i)ᵀ d = 0``, ``d = r_Pj - r_Pi``.
+
+The point Jacobian uses ``∂(A s')/∂e0 = 2 (2 e0 s' + ẽ s')`` and
+``∂(A s')/∂e = 2 ((eᵀs') I + e s'ᵀ - e0 s̃')`` for ``A = (2e0² - 1) I + 2 (e eᵀ + e0 ẽ)``.
+
+Only ``Φ`` and ``Φ_q`` are provided: enough to count coordinates, constraints and
+degrees of freedom of spatial mechanisms (dynamics in space is done in joint
+coordinates in this course).
+
+>>> m = SpatialModel()
+>>> base = m.add_body("base")
+>>> _ = m.fix(base)
+>>> bob = m.add_body("bob", position=(0, 0, -1))
+>>> _ = m.add_spherical(base, bob, point_i=(0, 0, 0), point_j=(0, 0, 1))
+>>> m.dof_report().dof
+3
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .constraints import DofReport, nearby_rank, newton_solve, rank_analysis
+from .errors import ModelError, ShapeError
+from .rotations import dcm_from_quat, normalize_quat, skew
+
+__all__ = ["SpatialModel", "SpatialBody", "SpatialJoint", "SpatialDofReport", "point_jacobian"]
+
+
+def _v3(x, name):
+    try:
+        a = np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ShapeError(f"{name} must be 3 numbers, got {x!r}") from exc
+    if a.shape != (3,) or not np.all(np.isfinite(a)):
+        raise ShapeError(f"{name} must be 3 finite numbers, got shape {a.shape}: {x!r}")
+    return a
+
+
+def _unit3(x, name):
+    a = _v3(x, name)
+    n = np.linalg.norm(a)
+    if n == 0:
+        raise ShapeError(f"{name} is the zero vector; give the direction of the axis")
+    return a / n
+
+
+def _perpendiculars(u):
+    """Two unit vectors ``f, g`` with ``(u, f, g)`` orthonormal."""
+    helper = np.eye(3)[int(np.argmin(np.abs(u)))]
+    f = np.cross(u, helper)
+    f /= np.linalg.norm(f)
+    return f, np.cross(u, f)
+
+
+def _A(p):
+    return dcm_from_quat(p, tol=np.inf)  # off the unit sphere during Newton steps: no norm check
+
+
+def point_jacobian(p, s):
+    """``∂(A(p) s')/∂p``, shape ``(3, 4)`` (Nikravesh 1988, ch. 6, for the A(p) of dcm_from_quat).
+
+    >>> point_jacobian([1, 0, 0, 0], [1.0, 0, 0])
+    array([[ 4.,  0.,  0.,  0.],
+           [ 0.,  0.,  0.,  2.],
+           [ 0.,  0., -2.,  0.]])
+    """
+    p, s = np.asarray(p, dtype=float), np.asarray(s, dtype=float)
+    e0, e = p[0], p[1:]
+    d0 = 2 * (2 * e0 * s + np.cross(e, s))
+    de = 2 * ((e @ s) * np.eye(3) + np.outer(e, s) - e0 * skew(s))
+    return np.column_stack([d0, de])
+
+
+@dataclass
+class SpatialBody:
+    """A body of a :class:`SpatialModel`: initial position (3,), Euler parameters (4,), mass."""
+
+    name: str
+    position: np.ndarray
+    orientation: np.ndarray
+    mass: float
+    index: int
+
+
+class SpatialJoint:
+    """Equations ``Φ`` (``phi``) and ``Φ_q`` (``jacobian``) on the joint's own coordinates.
+
+    ``q`` holds the 7 coordinates of each body in ``bodies``, shape ``(7 * len(bodies),)``.
+    """
+
+    def __init__(self, kind, name, bodies, labels, build):
+        self.kind, self.name, self.bodies = kind, name, tuple(bodies)
+        self.labels = [f"{kind} {name} {lab}".rstrip() for lab in labels]
+        self._build = build
+
+    @property
+    def n_eq(self) -> int:
+        return len(self.labels)
+
+    def phi(self, q, t=0.0):
+        """``Φ``, shape ``(n_eq,)``."""
+        return np.array([v for v, _ in self._build(np.asarray(q, dtype=float))], dtype=float)
+
+    def jacobian(self, q, t=0.0):
+        """``Φ_q``, shape ``(n_eq, 7 * len(bodies))``."""
+        return np.vstack([row for _, row in self._build(np.asarray(q, dtype=float))])
+
+    def __repr__(self):
+        return f"SpatialJoint({self.kind!r}, {self.name!r}, bodies={self.bodies})"
+
+
+def _vector(q, k, a, point):
+    """Value (3,) and Jacobian (3, len(q)) of ``r_k + A_k a'`` (point) or ``A_k a'`` of body ``k``."""
+    r, p = q[7 * k: 7 * k + 3], q[7 * k + 3: 7 * k + 7]
+    val = _A(p) @ a
+    jac = np.zeros((3, len(q)))
+    jac[:, 7 * k + 3: 7 * k + 7] = point_jacobian(p, a)
+    if point:
+        val = val + r
+        jac[:, 7 * k: 7 * k + 3] = np.eye(3)
+    return val, jac
+
+
+def _spherical(q, si, sj):
+    (pi, Ji), (pj, Jj) = _vector(q, 0, si, True), _vector(q, 1, sj, True)
+    return [(pi[c] - pj[c], Ji[c] - Jj[c]) for c in range(3)]
+
+
+def _dot1(q, ai, aj):
+    (u, Ju), (v, Jv) = _vector(q, 0, ai, False), _vector(q, 1, aj, False)
+    return u @ v, u @ Jv + v @ Ju
+
+
+def _dot2(q, ai, si, sj):
+    (u, Ju) = _vector(q, 0, ai, False)
+    (pi, Ji), (pj, Jj) = _vector(q, 0, si, True), _vector(q, 1, sj, True)
+    d, Jd = pj - pi, Jj - Ji
+    return u @ d, u @ Jd + d @ Ju
+
+
+@dataclass
+class SpatialDofReport(DofReport):
+    """:class:`DofReport` plus the counts without Euler parameters (6 per body, no normalization)."""
+
+    coordinates_6: int = 0
+    constraints_6: int = 0
+
+
+class SpatialModel:
+    """Spatial mechanism in Cartesian coordinates with Euler parameters (7 per body)."""
+
+    def __init__(self):
+        self.bodies: list[SpatialBody] = []
+        self.joints: list[SpatialJoint] = []
+        self._index: list[np.ndarray] = []
+
+    @property
+    def n(self) -> int:
+        """Number of coordinates, ``7 * len(bodies)``."""
+        return 7 * len(self.bodies)
+
+    def add_body(self, name, position=(0.0, 0.0, 0.0), orientation=(1.0, 0.0, 0.0, 0.0), mass=1.0):
+        """Add a body with its initial position and Euler parameters (normalised here)."""
+        name = str(name)
+        if any(b.name == name for b in self.bodies):
+            raise ModelError(f"a body named {name!r} already exists; pick another name")
+        if not (np.isfinite(mass) and mass > 0):
+            raise ModelError(f"body {name!r}: mass must be positive, got {mass!r}")
+        body = SpatialBody(name, _v3(position, f"body {name!r}: position"),
+                           normalize_quat(orientation), float(mass), len(self.bodies))
+        self.bodies.append(body)
+        return body
+
+    def body(self, b) -> SpatialBody:
+        if isinstance(b, SpatialBody) and b in self.bodies:
+            return b
+        for body in self.bodies:
+            if body.name == b:
+                return body
+        raise ModelError(f"unknown body {getattr(b, 'name', b)!r}; the bodies are: "
+                         + ", ".join(x.name for x in self.bodies))
+
+    def _add(self, kind, name, bodies, labels, build):
+        bodies = [self.body(b) for b in bodies]
+        if len(bodies) == 2 and bodies[0] is bodies[1]:
+            raise ModelError(f"{kind}: a joint needs two different bodies, got {bodies[0].name!r} twice")
+        name = str(name) if name is not None else f"{kind}{len(self.joints) + 1}"
+        if any(j.name == name for j in self.joints):
+            raise ModelError(f"a joint named {name!r} already exists; give a unique name=")
+        joint = SpatialJoint(kind, name, [b.name for b in bodies], labels, build)
+        self.joints.append(joint)
+        self._index.append(np.array([7 * b.index + k for b in bodies for k in range(7)]))
+        return joint
+
+    def fix(self, body, name=None) -> SpatialJoint:
+        """Fix a body at its initial pose: ``r - r0 = 0``, vector part of ``p0* ⊗ p`` = 0 (6 equations).
+
+        The vector part of ``p0* ⊗ p`` is ``a0 e - e0 a - ã e`` (``p0 = (a0, a)``), linear in ``p``.
+        """
+        b = self.body(body)
+        r0, a0, a = b.position.copy(), b.orientation[0], b.orientation[1:]
+        L = np.column_stack([-a, a0 * np.eye(3) - skew(a)])
+
+        def build(q):
+            rows = []
+            for c in range(3):
+                row = np.zeros(7)
+                row[c] = 1.0
+                rows.append((q[c] - r0[c], row))
+            for c in range(3):
+                row = np.zeros(7)
+                row[3:] = L[c]
+                rows.append((L[c] @ q[3:7], row))
+            return rows
+
+        return self._add("fix", name, [b], ["x", "y", "z", "rx", "ry", "rz"], build)
+
+    def add_spherical(self, body_i, body_j, point_i=(0, 0, 0), point_j=(0, 0, 0), name=None):
+        """Ball joint: ``point_i`` of body i = ``point_j`` of body j (3 equations)."""
+        si, sj = _v3(point_i, "point_i"), _v3(point_j, "point_j")
+        return self._add("spherical", name, [body_i, body_j], ["x", "y", "z"],
+                         lambda q: _spherical(q, si, sj))
+
+    def add_revolute(self, body_i, body_j, point_i=(0, 0, 0), point_j=(0, 0, 0), axis_i=(0, 0, 1),
+                     axis_j=None, name=None):
+        """Revolute joint: spherical + ``h_j ⊥ f_i, g_i`` (axes stay parallel; 5 equations).
+
+        ``axis_j`` defaults to ``axis_i`` carried into body j by the initial orientations.
+        """
+        ui = _unit3(axis_i, "axis_i")
+        hj = self._carry(body_i, body_j, ui) if axis_j is None else _unit3(axis_j, "axis_j")
+        si, sj = _v3(point_i, "point_i"), _v3(point_j, "point_j")
+        fi, gi = _perpendiculars(ui)
+        return self._add("revolute", name, [body_i, body_j], ["x", "y", "z", "axis f", "axis g"],
+                         lambda q: _spherical(q, si, sj) + [_dot1(q, fi, hj), _dot1(q, gi, hj)])
+
+    def add_universal(self, body_i, body_j, point_i=(0, 0, 0), point_j=(0, 0, 0), axis_i=(1, 0, 0),
+                      axis_j=(0, 1, 0), name=None):
+        """Universal (Hooke) joint: spherical + ``(A_i h_i)ᵀ (A_j h_j) = 0`` (the cross; 4 equations)."""
+        hi, hj = _unit3(axis_i, "axis_i"), _unit3(axis_j, "axis_j")
+        si, sj = _v3(point_i, "point_i"), _v3(point_j, "point_j")
+        return self._add("universal", name, [body_i, body_j], ["x", "y", "z", "cross"],
+                         lambda q: _spherical(q, si, sj) + [_dot1(q, hi, hj)])
+
+    def add_prismatic(self, body_i, body_j, point_i=(0, 0, 0), point_j=(0, 0, 0), axis_i=(0, 0, 1),
+                      axis_j=None, name=None):
+        """Prismatic joint (5 equations; Haug 1989, §9.3): axes parallel (2 dot-1), ``P_j`` on the
+        axis of body i (2 dot-2), and no rotation about the axis (1 dot-1 with a body-j vector that
+        is perpendicular to ``f_i`` in the initial configuration)."""
+        ui = _unit3(axis_i, "axis_i")
+        hj = self._carry(body_i, body_j, ui) if axis_j is None else _unit3(axis_j, "axis_j")
+        si, sj = _v3(point_i, "point_i"), _v3(point_j, "point_j")
+        fi, gi = _perpendiculars(ui)
+        gj = self._carry(body_i, body_j, gi)
+        return self._add(
+            "prismatic", name, [body_i, body_j], ["axis f", "axis g", "line f", "line g", "twist"],
+            lambda q: [_dot1(q, fi, hj), _dot1(q, gi, hj), _dot2(q, fi, si, sj), _dot2(q, gi, si, sj),
+                       _dot1(q, fi, gj)])
+
+    def _carry(self, body_i, body_j, v):
+        """Body-i vector ``v`` expressed in body j at the initial orientations: ``A_j0ᵀ A_i0 v``."""
+        bi, bj = self.body(body_i), self.body(body_j)
+        return _A(bj.orientation).T @ _A(bi.orientation) @ v
+
+    # ------------------------------------------------------------------ equations
+    def q_guess(self) -> np.ndarray:
+        """Initial positions and Euler parameters, shape ``(7 n_bodies,)``."""
+        return np.concatenate([np.r_[b.position, b.orientation] for b in self.bodies] or [np.zeros(0)])
+
+    @property
+    def labels(self) -> list[str]:
+        return [lab for j in self.joints for lab in j.labels] + [f"norm {b.name}" for b in self.bodies]
+
+    def phi(self, q, t=0.0) -> np.ndarray:
+        """Joint equations, then ``pᵀp - 1`` of each body, shape ``(m,)``."""
+        q = np.asarray(q, dtype=float)
+        joint_rows = [j.phi(q[idx]) for j, idx in zip(self.joints, self._index, strict=True)]
+        norms = [q[7 * k + 3: 7 * k + 7] @ q[7 * k + 3: 7 * k + 7] - 1 for k in range(len(self.bodies))]
+        return np.concatenate(joint_rows + [np.array(norms)])
+
+    def phi_q(self, q, t=0.0) -> np.ndarray:
+        """``Φ_q``, shape ``(m, 7 n_bodies)``."""
+        q = np.asarray(q, dtype=float)
+        blocks = []
+        for j, idx in zip(self.joints, self._index, strict=True):
+            full = np.zeros((j.n_eq, self.n))
+            full[:, idx] = j.jacobian(q[idx])
+            blocks.append(full)
+        norm = np.zeros((len(self.bodies), self.n))
+        for k in range(len(self.bodies)):
+            norm[k, 7 * k + 3: 7 * k + 7] = 2 * q[7 * k + 3: 7 * k + 7]
+        return np.vstack(blocks + [norm])
+
+    def assemble(self, tol: float = 1e-10, max_iter: int = 50) -> np.ndarray:
+        """Close the loops from the initial guess (least-squares Newton); returns ``q``, shape ``(n,)``."""
+        q, it, res, ok = newton_solve(self.phi, self.phi_q, self.q_guess(), tol, max_iter)
+        if not ok:
+            off = [(float(np.linalg.norm(j.phi(q[idx]))), j) for j, idx in zip(self.joints, self._index,
+                                                                                  strict=True)]
+            gap, worst = max(off, key=lambda g: g[0])
+            raise ModelError(f"cannot assemble: joint {worst.name!r} cannot close, distance {gap:.4g} "
+                             f"after {it} Newton iterations; check its points and axes")
+        return q
+
+    def dof_report(self, q=None, rtol: float = 1e-8) -> SpatialDofReport:
+        """DOF by rank of ``Φ_q`` (with normalization) and by Grübler's count ``6 n - Σ removed``."""
+        q = self.assemble() if q is None else np.asarray(q, dtype=float)
+        J, labels = self.phi_q(q), self.labels
+        m, n_b = J.shape[0], len(self.bodies)
+        rank, dependent, groups = rank_analysis(J, rtol)
+        redundant, singular = [], False
+        if dependent:
+            g_rank, g_dep = nearby_rank(self.phi, self.phi_q, q, rtol)
+            singular, redundant = g_rank > rank, [labels[r] for r in g_dep]
+        owners = [j.name for j in self.joints for _ in j.labels] + [f"norm {b.name}" for b in self.bodies]
+        return SpatialDofReport(
+            grubler=6 * n_b - (m - n_b), coordinates=self.n, constraints=m, rank=rank, dof=self.n - rank,
+            redundant=redundant, singular=singular, dependent=[labels[r] for r in dependent],
+            involved=sorted({owners[r] for g in groups for r in g}, key=owners.index),
+            notes=[f"without Euler parameters: {6 * n_b} coordinates (6 per body), {m - n_b} constraints"],
+            coordinates_6=6 * n_b, constraints_6=m - n_b)
