@@ -173,8 +173,8 @@ def pinocchio(path: Path, n: int):
     except ImportError:
         return "not installed"
     model = pin.buildModelFromUrdf(str(path))
-    if model.nv != n:
-        return f"{model.nv} DOF in Pinocchio, {n} in mbdlib"
+    if model.nv != n or model.nq != n:
+        return f"nq = {model.nq}, nv = {model.nv} in Pinocchio, n = {n} in mbdlib"
     model.gravity.linear = GRAVITY
     data = model.createData()
 
