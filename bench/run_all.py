@@ -7,15 +7,23 @@ ratios; they are never part of the test suite.
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import bench_dynamics  # noqa: E402
 import bench_rotations  # noqa: E402
+import bench_scaling  # noqa: E402
+import bench_symbolic  # noqa: E402
 
-BENCHMARKS = [bench_rotations]
+# bench_scaling fits exponents to the results of bench_symbolic, so it runs after it
+BENCHMARKS = [bench_rotations, bench_dynamics, bench_symbolic, bench_scaling]
 
 if __name__ == "__main__":
+    start = time.perf_counter()
     for module in BENCHMARKS:
+        t0 = time.perf_counter()
         print(module.main())
-        print()
+        print(f"({module.__name__}: {time.perf_counter() - t0:.0f} s)\n", flush=True)
+    print(f"all benchmarks: {time.perf_counter() - start:.0f} s")
