@@ -49,7 +49,7 @@ from .errors import ModelError, ShapeError, SingularityError
 __all__ = ["PlanarModel", "PlanarBody", "Assembly"]
 
 
-@dataclass
+@dataclass(eq=False)  # bodies compare by identity
 class PlanarBody:
     """A rigid body in the plane; ``inertia`` is the moment of inertia about the centre of mass."""
 

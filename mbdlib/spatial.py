@@ -99,7 +99,7 @@ def point_jacobian(p, s):
     return np.column_stack([d0, de])
 
 
-@dataclass
+@dataclass(eq=False)  # bodies compare by identity
 class SpatialBody:
     """A body of a :class:`SpatialModel`: initial position (3,), Euler parameters (4,), mass."""
 

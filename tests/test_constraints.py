@@ -28,7 +28,7 @@ from mbdlib.constraints import (
 )
 from mbdlib.errors import ModelError, ShapeError
 
-SETTINGS = settings(max_examples=25, deadline=None)
+SETTINGS = settings(max_examples=15, deadline=None)
 
 # a smooth, non-polynomial driver motion with analytic derivatives
 WAVE = Motion(lambda t: 0.7 + 0.3 * np.sin(2 * t), lambda t: 0.6 * np.cos(2 * t),

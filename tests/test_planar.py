@@ -92,7 +92,7 @@ def four_bar(a=2.0, b=0.8, c=2.0, d=1.5, theta=1.0, flat=False, middle=False):
 # ----------------------------------------------------------------------------- DOF by rank
 @pytest.mark.parametrize("make, dof, grubler", [
     (pendulum, 1, 1), (double_pendulum, 2, 2), (slider_crank, 1, 1),
-    (lambda: four_bar(b=1.5), 1, 1), (lambda: slider_crank(speed=2.0), 0, 0),
+    (four_bar, 1, 1), (lambda: four_bar(b=1.5), 1, 1), (lambda: slider_crank(speed=2.0), 0, 0),
 ])
 def test_dof_of_mechanisms_with_known_mobility(make, dof, grubler):
     r = make().dof_report()
@@ -314,6 +314,9 @@ def test_bad_input_raises_clear_errors():
         m.add_revolute(a, a)
     with pytest.raises(ModelError, match="already exists"):
         m.add_body("a", 1.0, 0.1)
+    other = PlanarModel().add_body("a", 1.0, 0.1)
+    with pytest.raises(ModelError, match="body 'a' belongs to another model"):
+        m.add_revolute(m.ground, other)
     with pytest.raises(ShapeError, match="gravity must be 2 finite numbers"):
         PlanarModel(gravity=(0, 0, -9.81))
     with pytest.raises(ModelError, match="coordinate must be 'x', 'y' or 'phi'"):
