@@ -4,6 +4,7 @@ The modules follow the chain of ideas of the book, and imports only point
 "down" the chain::
 
     rotations -> bodies -> chain -> kinematics -> newton_euler -> kane, dynamics -> lagrange
+    rotations -> bodies -> constraints -> planar, spatial;  dae (integrators) used by planar
 
 ``plotting`` and ``widgets`` sit on top and are not imported here.
 
@@ -19,6 +20,7 @@ Conventions (stated once, in the book's "Conventions" page):
 
 from .bodies import RigidBody, parallel_axis, rotate_inertia
 from .chain import Chain, Joint, Link
+from .constraints import DofReport, Motion, rank_analysis
 from .dynamics import (
     Simulation,
     bias_forces,
@@ -44,6 +46,7 @@ from .kinematics import (
 )
 from .lagrange import LagrangeEquations, check_skew, lagrange_equations
 from .newton_euler import JointReactions, newton_euler_body, rnea
+from .planar import Assembly, PlanarBody, PlanarModel
 from .rotations import (
     axis_angle_from_dcm,
     check_rotation,
@@ -68,6 +71,7 @@ from .rotations import (
     skew,
     unskew,
 )
+from .spatial import SpatialDofReport, SpatialModel
 from .urdf import data_path, load_urdf
 
 __all__ = [
@@ -90,5 +94,8 @@ __all__ = [
     "Simulation",
     # URDF
     "load_urdf", "data_path",
+    # constraints and Cartesian models
+    "DofReport", "Motion", "rank_analysis", "PlanarModel", "PlanarBody", "Assembly", "SpatialModel",
+    "SpatialDofReport",
 ]
 __version__ = "0.1.0"
