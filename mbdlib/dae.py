@@ -48,6 +48,7 @@ __all__ = ["CartesianPendulum", "SimulationResult", "kkt_matrix", "accelerations
 
 METHODS = ("none", "baumgarte", "projection", "augmented_lagrangian")
 SOLVERS = {"RK23": RK23, "RK45": RK45, "DOP853": DOP853, "Radau": Radau}
+STALL = 100.0             # augmented Lagrangian: a creeping Newton step below STALL·tol is accepted
 RANK_TOL = 1e-10          # relative singular-value tolerance for the rank of J
 
 
@@ -201,13 +202,13 @@ def _solve(system, t, q, qd, alpha=0.0, beta=0.0):
         g[:m] -= 2.0 * alpha * phi_dot + beta**2 * system.phi(q, t)
         g[m:] -= 2.0 * alpha * (B @ qd)
     try:
-        Mc = scipy.linalg.cho_factor(M)
+        Mc = _cho(M)
     except np.linalg.LinAlgError:
         raise ModelError("the mass matrix M(q) is not positive definite: check that every body has a "
                          "positive mass and inertia") from None
     if J.shape[0] == 0:
-        return scipy.linalg.cho_solve(Mc, Q), np.zeros(0)
-    MiJt, MiQ = scipy.linalg.cho_solve(Mc, J.T), scipy.linalg.cho_solve(Mc, Q)
+        return _cho_solve(Mc, Q), np.zeros(0)
+    MiJt, MiQ = _cho_solve(Mc, J.T), _cho_solve(Mc, Q)
     S = J @ MiJt
     try:
         L = np.linalg.cholesky(S)
@@ -216,7 +217,7 @@ def _solve(system, t, q, qd, alpha=0.0, beta=0.0):
     pivots = np.diag(L) ** 2                          # Schur-complement pivots of S
     if pivots.min() <= RANK_TOL * max(np.diag(S).max(), 1e-300):
         raise _singular_error(system, J, t)
-    lam = scipy.linalg.cho_solve((L, True), J @ MiQ - g)
+    lam = _cho_solve((L, True), J @ MiQ - g)
     return MiQ - MiJt @ lam, lam
 
 
@@ -376,6 +377,9 @@ class SimulationResult:
         One name per column of ``lambdas``.
     kinetic_scale : float
         Largest kinetic energy ½ q̇ᵀ M q̇ seen; scales ``energy_error`` when E(0) is near zero.
+    stalled_steps : int
+        Augmented Lagrangian: steps whose Newton iteration crept (near a singular position) and was
+        accepted with a correction below ``100 · newton_tol``.
     """
 
     t: np.ndarray
@@ -394,6 +398,7 @@ class SimulationResult:
     cpu_time: float
     labels: list = field(default_factory=list)
     kinetic_scale: float = 0.0
+    stalled_steps: int = 0
 
     @property
     def energy_error(self) -> float:
@@ -408,7 +413,9 @@ class SimulationResult:
                 f"  max ‖Φ‖ = {self.violation.max():.3e}, max ‖Φ̇‖ = {self.violation_velocity.max():.3e}, "
                 f"relative energy error = {self.energy_error:.3e}\n"
                 f"  {self.nfev} function evaluations, {self.newton_iterations} Newton iterations "
-                f"(max {self.max_newton_iterations} per step), cpu {self.cpu_time:.3f} s")
+                f"(max {self.max_newton_iterations} per step), cpu {self.cpu_time:.3f} s"
+                + (f"\n  {self.stalled_steps} steps accepted with a creeping Newton iteration (singular "
+                   "position)" if self.stalled_steps else ""))
 
     def __str__(self) -> str:
         return self.summary()
@@ -446,7 +453,7 @@ def _check_system(system, q, qd, t):
 
 # ----------------------------------------------------------------- simulate
 def simulate(system, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=None, alpha=5.0, beta=5.0,
-             solver="DOP853", dt=1e-3, penalty=None, newton_tol=1e-10, max_newton=50, t0=0.0, q0=None,
+             solver="DOP853", dt=1e-3, penalty=None, newton_tol=1e-9, max_newton=50, t0=0.0, q0=None,
              qd0=None) -> SimulationResult:
     """Integrate a constrained system from (q0, qd0) at t0 to t_end, with monitors.
 
@@ -466,9 +473,12 @@ def simulate(system, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=No
     dt : float
         Fixed step of the augmented Lagrangian (trapezoidal rule) [s].
     penalty : float, optional
-        Penalty factor α of the augmented Lagrangian; default ``1e7 · max(diag M)``.
+        Penalty factor α of the augmented Lagrangian; default ``1e3 · max(diag M) / dt²``
+        (α h²/4 = 250 · max(diag M): 1e9 for unit masses and dt = 1e-3; the 1e7 of Bayo et al.
+        goes with steps near 1e-2).
     newton_tol : float
-        Augmented Lagrangian: Newton stops when ``‖Δq‖∞`` and ``‖Φ‖∞ ≤ newton_tol``.
+        Augmented Lagrangian: Newton stops when ``‖Δq‖∞ ≤ newton_tol (1 + ‖q‖∞)``; the
+        projections of q̇ and q̈ stop when their residual is below ``newton_tol`` (relative).
     max_newton : int
     t0 : float
     q0, qd0 : array_like, shape (n,), optional
@@ -477,6 +487,20 @@ def simulate(system, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=No
     Returns
     -------
     SimulationResult
+
+    Notes
+    -----
+    ``"none"``, ``"baumgarte"`` and ``"projection"`` integrate the index-1 ODE y = (q, q̇) with an
+    adaptive scipy solver stepped by hand; ``"projection"`` replaces the solver's state after each
+    accepted step by its projection (:func:`project_positions`, then :func:`project_velocities`), and
+    projects interpolated ``t_eval`` outputs too.  All three solve the KKT system and stop with a
+    :class:`SingularityError` at redundant constraints or singular positions.
+
+    ``"augmented_lagrangian"`` uses fixed steps ≤ ``dt`` that land on every ``t_eval`` time.  Its
+    matrix ``M + α' JᵀJ`` is positive definite whatever the rank of J.  At a singular position the
+    part of Φ along a left null vector of Φ_q can only be reduced at second order, so the Newton
+    iteration creeps; a step whose correction stalls below ``100 · newton_tol`` is accepted and
+    counted in ``stalled_steps``; watch ``violation`` there.
 
     Examples
     --------
@@ -509,13 +533,13 @@ def simulate(system, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=No
     else:
         out = _run_ode(system, t0, t_end, q0, qd0, t_eval, method, SOLVERS[solver], rtol, atol,
                        alpha if method == "baumgarte" else 0.0, beta if method == "baumgarte" else 0.0)
-    ts, qs, qds, lams, nfev, newton, newton_max, steps = out
+    ts, qs, qds, lams, stats = out
     cpu = time.process_time() - start
     return _result(system, ts, qs, qds, lams, method, "trapezoidal" if method == "augmented_lagrangian"
-                   else solver, nfev, newton, newton_max, steps, cpu)
+                   else solver, stats, cpu)
 
 
-def _result(system, ts, qs, qds, lams, method, solver, nfev, newton, newton_max, steps, cpu):
+def _result(system, ts, qs, qds, lams, method, solver, stats, cpu):
     ts, qs, qds = np.asarray(ts), np.asarray(qs), np.asarray(qds)
     viol, viol_v, E, T = [], [], [], 0.0
     for t, q, qd in zip(ts, qs, qds, strict=True):
@@ -527,8 +551,8 @@ def _result(system, ts, qs, qds, lams, method, solver, nfev, newton, newton_max,
         T = max(T, 0.5 * qd @ system.M(q) @ qd)
     lambdas = np.asarray(lams).reshape(len(ts), -1)
     return SimulationResult(ts, qs, qds, lambdas, np.asarray(E, dtype=float), np.asarray(viol),
-                            np.asarray(viol_v), method, solver, nfev, newton, newton_max, steps, cpu,
-                            _labels(system, lambdas.shape[1]), T)
+                            np.asarray(viol_v), method, solver, cpu_time=cpu,
+                            labels=_labels(system, lambdas.shape[1]), kinetic_scale=T, **stats)
 
 
 def _run_ode(system, t0, t_end, q0, qd0, t_eval, method, solver_cls, rtol, atol, alpha, beta):
@@ -578,7 +602,8 @@ def _run_ode(system, t0, t_end, q0, qd0, t_eval, method, solver_cls, rtol, atol,
             ys.append(ode.y.copy())
     ys = np.asarray(ys)
     lams = [_solve(system, t, y[:n], y[n:], alpha, beta)[1] for t, y in zip(ts, ys, strict=True)]
-    return ts, ys[:, :n], ys[:, n:], lams, nfev[0], newton[0], newton[1], steps
+    return ts, ys[:, :n], ys[:, n:], lams, dict(nfev=nfev[0], newton_iterations=newton[0],
+                                                max_newton_iterations=newton[1], n_steps=steps)
 
 
 def _time_grid(t0, t_end, t_eval, dt):
@@ -605,7 +630,8 @@ def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, t
     Equilibrium at n+1, times h²/4 (α: penalty; λ*: multipliers; α_v = α h/2 for B q̇ = 0):
 
         f(q) = h²/4 [M q̈ + Φ_qᵀ (α Φ + λ*) + Bᵀ (α_v B q̇ + σ) − Q] = 0
-        [M + α' (Φ_qᵀ Φ_q + BᵀB)] Δq = −f,   α' = α h²/4   (tangent without ∂Q/∂q, ∂Q/∂q̇)
+        [M + α' (Φ_qᵀ Φ_q + BᵀB)] Δq = −f,   α' = α h²/4   (tangent without ∂Q/∂q, ∂Q/∂q̇;
+                                                          the last step's, refreshed from iteration 3)
         λ* ← λ* + α Φ,  σ ← σ + α_v B q̇    (every iteration)
 
     Then, with P = M + α' JᵀJ, the mass-orthogonal projections (iterated to convergence):
@@ -613,11 +639,11 @@ def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, t
         P q̇ = M q̇* − α' Φ_qᵀ Φ_t,    P q̈ = M q̈* + α' Jᵀ [γ; b_γ]
     """
     M = system.M(q0)
-    alpha = float(penalty) if penalty is not None else 1e7 * float(np.max(np.diag(M)))
+    alpha = float(penalty) if penalty is not None else 1e3 * float(np.max(np.diag(M))) / dt**2
     if not alpha > 0:
         raise MbdError(f"simulate: the penalty must be positive, got {penalty!r}")
     h_grid, is_out = _time_grid(t0, t_end, t_eval, dt)
-    nfev, total_it, max_it = 0, 0, 0
+    nfev, total_it, max_it, stalled = 0, 0, 0, 0
     q, qd = q0.copy(), qd0.copy()
     qdd, lam = _al_accelerations(system, t0, q, qd, alpha)
     m = len(system.phi(q, t0))
@@ -628,13 +654,16 @@ def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, t
         qs.append(q.copy())
         qds.append(qd.copy())
         lams.append(lam.copy())
+    J, P, P_h = _jacobian(system, q, t0), None, None
     for t, t1, record in zip(h_grid[:-1], h_grid[1:], is_out[1:], strict=True):
         h = t1 - t
         a_pen, a_v = alpha * h * h / 4.0, alpha * h / 2.0
+        if h != P_h:                                   # tangent at the last converged state (modified Newton)
+            P, P_h = _cho(M + a_pen * J.T @ J), h
         qd_hat = (2.0 / h) * q + qd
         qdd_hat = (4.0 / h**2) * q + (4.0 / h) * qd + qdd
         x = q + h * qd + 0.5 * h * h * qdd             # predictor
-        M = system.M(x)
+        step_prev = np.inf
         for it in range(1, max_newton + 1):
             v, a = (2.0 / h) * x - qd_hat, (4.0 / h**2) * x - qdd_hat
             phi, Phi_q, B = system.phi(x, t1), system.phi_q(x, t1), system.B(x, t1)
@@ -645,22 +674,28 @@ def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, t
             Q = system.Q(t1, x, v)
             nfev += 1
             f = (h * h / 4.0) * (M @ a + Phi_q.T @ (alpha * phi + lam_star) + B.T @ (a_v * gv + sigma) - Q)
-            J = np.vstack([Phi_q, B])
-            P = scipy.linalg.cho_factor(M + a_pen * J.T @ J)
-            dq = -scipy.linalg.cho_solve(P, f)
+            if it > 2:                                 # slow: refresh the tangent (full Newton)
+                J_it = np.vstack([Phi_q, B])
+                P = _cho(M + a_pen * J_it.T @ J_it)
+            dq = -_cho_solve(P, f)
             x = x + dq
-            if np.max(np.abs(dq)) <= tol and (phi.size == 0 or np.max(np.abs(phi)) <= tol):
+            step, scale = np.max(np.abs(dq)), tol * (1.0 + np.max(np.abs(x)))
+            if step <= scale:
                 break
+            if it >= 4 and step >= 0.9 * step_prev and step <= STALL * scale:
+                stalled += 1          # at a singular position the iteration creeps (see Notes of simulate)
+                break
+            step_prev = step
         else:
             raise MbdError(f"simulate (augmented_lagrangian): Newton did not converge in {max_newton} "
-                           f"iterations at t = {t1:g}; reduce dt (now {dt:g}) or change the penalty "
-                           f"(now {alpha:g})")
+                           f"iterations at t = {t1:g} (last correction {step:.3g}); reduce dt (now {dt:g}) "
+                           f"or change the penalty (now {alpha:g})")
         total_it += it
         max_it = max(max_it, it)
         q = x
         qd_star, qdd_star = (2.0 / h) * q - qd_hat, (4.0 / h**2) * q - qdd_hat
         M, J = system.M(q), _jacobian(system, q, t1)
-        P = scipy.linalg.cho_factor(M + a_pen * J.T @ J)
+        P, P_h = _cho(M + a_pen * J.T @ J), h
         phi_t = np.concatenate([system.phi_t(q, t1), np.zeros(J.shape[0] - m)])
         qd = _al_project(P, M, J, qd_star, -phi_t, a_pen, tol)
         g = np.concatenate([system.gamma(q, qd, t1), system.b_gamma(q, qd, t1)])
@@ -671,7 +706,16 @@ def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, t
             qs.append(q.copy())
             qds.append(qd.copy())
             lams.append(np.concatenate([lam_star + alpha * phi, sigma + a_v * (system.B(q, t1) @ qd)]))
-    return ts, qs, qds, lams, nfev, total_it, max_it, len(h_grid) - 1
+    return ts, qs, qds, lams, dict(nfev=nfev, newton_iterations=total_it, max_newton_iterations=max_it,
+                                   n_steps=len(h_grid) - 1, stalled_steps=stalled)
+
+
+def _cho(A):
+    return scipy.linalg.cho_factor(A, check_finite=False)
+
+
+def _cho_solve(c, b):
+    return scipy.linalg.cho_solve(c, b, check_finite=False)
 
 
 def _al_project(P, M, J, x_star, target, a_pen, tol, max_iter=50):
@@ -686,7 +730,7 @@ def _al_project(P, M, J, x_star, target, a_pen, tol, max_iter=50):
     rhs = M @ x_star + a_pen * J.T @ target
     scale = 1.0 + np.linalg.norm(target) + np.linalg.norm(J @ x_star)
     for _ in range(max_iter):
-        x = scipy.linalg.cho_solve(P, rhs - J.T @ mu)
+        x = _cho_solve(P, rhs - J.T @ mu)
         res = J @ x - target
         if np.linalg.norm(res) <= tol * scale:
             break
