@@ -1,0 +1,308 @@
+"""Tests for mbdlib.dae: KKT solve, drift and its cures, augmented Lagrangian through singular positions.
+
+The test systems are written here, minimally, through the SYSTEM PROTOCOL (planar bodies in x, y, φ
+with revolute joints; a Cartesian point pendulum; a knife edge), so these tests do not depend on
+mbdlib.planar.  Reference values come from closed forms, energy, or an independent one-degree-of-freedom
+ODE integrated by scipy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+from mbdlib import dae
+from mbdlib.errors import MbdError, ModelError, ShapeError, SingularityError
+
+G = 9.81
+
+
+# ----------------------------------------------------------------- protocol systems
+def rot(phi):
+    c, s = np.cos(phi), np.sin(phi)
+    return np.array([[c, -s], [s, c]])
+
+
+def drot(phi):                                          # dA/dφ
+    c, s = np.cos(phi), np.sin(phi)
+    return np.array([[-s, -c], [c, -s]])
+
+
+class RevoluteSystem:
+    """Planar bodies (x, y, φ each) joined by revolutes; gravity −g along y.
+
+    ``joints``: (i, s_i, j, s_j) — body i's point s_i (body frame) coincides with body j's point s_j;
+    j = None means ground and s_j is then a global point.  Φ = r_i + A_i s_i − r_j − A_j s_j.
+    """
+
+    def __init__(self, masses, inertias, joints, q0, qd0, g=G):
+        self.mass, self.inertia, self.joints, self.g = list(masses), list(inertias), joints, g
+        self.n = 3 * len(self.mass)
+        self.q0, self.qd0 = np.asarray(q0, float), np.asarray(qd0, float)
+        self.labels = [f"rev{k} {ax}" for k in range(len(joints)) for ax in "xy"]
+
+    def M(self, q):
+        return np.diag(np.concatenate([[m, m, J] for m, J in zip(self.mass, self.inertia, strict=True)]))
+
+    def Q(self, t, q, qd):
+        return np.concatenate([[0.0, -m * self.g, 0.0] for m in self.mass])
+
+    def _point(self, q, i, s):
+        return q[3 * i:3 * i + 2] + rot(q[3 * i + 2]) @ s
+
+    def phi(self, q, t):
+        out = []
+        for i, si, j, sj in self.joints:
+            pj = np.asarray(sj, float) if j is None else self._point(q, j, sj)
+            out.extend(self._point(q, i, si) - pj)
+        return np.array(out)
+
+    def phi_q(self, q, t):
+        D = np.zeros((2 * len(self.joints), self.n))
+        for k, (i, si, j, sj) in enumerate(self.joints):
+            for b, s, sign in ((i, si, 1.0), (j, sj, -1.0)):
+                if b is not None:
+                    D[2 * k:2 * k + 2, 3 * b:3 * b + 2] = sign * np.eye(2)
+                    D[2 * k:2 * k + 2, 3 * b + 2] = sign * drot(q[3 * b + 2]) @ s
+        return D
+
+    def phi_t(self, q, t):
+        return np.zeros(2 * len(self.joints))
+
+    def gamma(self, q, qd, t):                          # γ = A_i s_i φ̇_i² − A_j s_j φ̇_j²
+        out = []
+        for i, si, j, sj in self.joints:
+            g = rot(q[3 * i + 2]) @ si * qd[3 * i + 2] ** 2
+            if j is not None:
+                g = g - rot(q[3 * j + 2]) @ sj * qd[3 * j + 2] ** 2
+            out.extend(g)
+        return np.array(out)
+
+    def B(self, q, t):
+        return np.zeros((0, self.n))
+
+    def b_gamma(self, q, qd, t):
+        return np.zeros(0)
+
+    def energy(self, q, qd):
+        return 0.5 * qd @ self.M(q) @ qd + sum(m * self.g * q[3 * i + 1] for i, m in enumerate(self.mass))
+
+
+def rod_pendulum(theta0=1.0, omega0=0.0, m=1.0, L=1.0):
+    """A uniform rod hinged at the origin at its end; θ from the downward vertical, φ = θ − π/2."""
+    phi = theta0 - np.pi / 2
+    q0 = [0.5 * L * np.sin(theta0), -0.5 * L * np.cos(theta0), phi]
+    qd0 = [0.5 * L * omega0 * np.cos(theta0), 0.5 * L * omega0 * np.sin(theta0), omega0]
+    return RevoluteSystem([m], [m * L**2 / 12], [(0, [-L / 2, 0.0], None, [0.0, 0.0])], q0, qd0)
+
+
+def parallelograms(n_cells=1, theta0=0.3, omega0=0.0, L=1.0, d=1.0, m_crank=1.0, m_coupler=2.0,
+                   middle_bar=False):
+    """Cranks (length L) hinged to ground at x = 0, d, 2d, ...; one coupler (length d) per cell joins the
+    tips of neighbouring cranks.  Crank angle θ from the +x axis.  With ``middle_bar`` (one cell only) a
+    third crank at x = d/2 joins the coupler's midpoint: a redundant bar (Grübler 0, mobility 1).
+
+    Returns the system and the crank/coupler counts.
+    """
+    c, s = np.cos(theta0), np.sin(theta0)
+    xs = [0.5 * d, 0.0, d] if middle_bar else [k * d for k in range(n_cells + 1)]
+    masses, inertias, q0, qd0, joints = [], [], [], [], []
+    for x in xs:                                        # cranks
+        masses.append(m_crank)
+        inertias.append(m_crank * L**2 / 12)
+        q0 += [x + 0.5 * L * c, 0.5 * L * s, theta0]
+        qd0 += [-0.5 * L * s * omega0, 0.5 * L * c * omega0, omega0]
+        joints.append((len(masses) - 1, [-L / 2, 0.0], None, [x, 0.0]))
+    n_cr = len(xs)
+    for k in range(n_cells):                            # couplers, translating
+        masses.append(m_coupler)
+        inertias.append(m_coupler * d**2 / 12)
+        b = len(masses) - 1
+        q0 += [(k + 0.5) * d + L * c, L * s, 0.0]
+        qd0 += [-L * s * omega0, L * c * omega0, 0.0]
+        if middle_bar:
+            joints += [(1, [L / 2, 0.0], b, [-d / 2, 0.0]), (2, [L / 2, 0.0], b, [d / 2, 0.0]),
+                       (0, [L / 2, 0.0], b, [0.0, 0.0])]
+        else:
+            joints += [(k, [L / 2, 0.0], b, [-d / 2, 0.0]), (k + 1, [L / 2, 0.0], b, [d / 2, 0.0])]
+    system = RevoluteSystem(masses, inertias, joints, q0, qd0)
+    return system, n_cr, n_cells
+
+
+def parallelogram_theta(n_cr, n_k, theta0, omega0, t_eval, L=1.0, m_crank=1.0, m_coupler=2.0):
+    """Exact one-DOF motion: every crank turns by θ and every coupler translates on a circle of radius L.
+
+    T = ½ J θ̇²,  J = n_cr (m_c L²/4 + m_c L²/12) + n_k m_k L²;  V = g L sin θ (n_cr m_c / 2 + n_k m_k);
+    Lagrange: J θ̈ = −g L (n_cr m_c / 2 + n_k m_k) cos θ.
+    """
+    J = n_cr * m_crank * L**2 / 3 + n_k * m_coupler * L**2
+    k = G * L * (n_cr * m_crank / 2 + n_k * m_coupler)
+    sol = solve_ivp(lambda t, y: [y[1], -k * np.cos(y[0]) / J], (0, t_eval[-1]), [theta0, omega0],
+                    t_eval=t_eval, rtol=1e-12, atol=1e-12, method="DOP853")
+    return sol.y[0]
+
+
+class KnifeEdge:
+    """A free planar body whose point at the centre may not slide sideways: B = [−sin φ, cos φ, 0]."""
+
+    n = 3
+    labels = ["knife edge"]
+
+    def __init__(self, v=1.0, w=0.5, m=2.0, J=0.3):
+        self.m, self.J = m, J
+        self.q0, self.qd0 = np.zeros(3), np.array([v, 0.0, w])
+
+    def M(self, q):
+        return np.diag([self.m, self.m, self.J])
+
+    def Q(self, t, q, qd):
+        return np.zeros(3)
+
+    def phi(self, q, t):
+        return np.zeros(0)
+
+    def phi_q(self, q, t):
+        return np.zeros((0, 3))
+
+    def phi_t(self, q, t):
+        return np.zeros(0)
+
+    def gamma(self, q, qd, t):
+        return np.zeros(0)
+
+    def B(self, q, t):
+        return np.array([[-np.sin(q[2]), np.cos(q[2]), 0.0]])
+
+    def b_gamma(self, q, qd, t):                        # −Ḃ q̇ = (ẋ cos φ + ẏ sin φ) φ̇
+        return np.array([(qd[0] * np.cos(q[2]) + qd[1] * np.sin(q[2])) * qd[2]])
+
+    def energy(self, q, qd):
+        return 0.5 * qd @ self.M(q) @ qd
+
+
+def double_rod_pendulum(theta=(0.7, -0.4), omega=(0.3, 1.1), L=1.0, m=1.0):
+    """Two uniform rods, the second hinged at the tip of the first (for random-state checks)."""
+    q0, qd0, tip, tip_v = [], [], np.zeros(2), np.zeros(2)
+    for th, w in zip(theta, omega, strict=True):
+        e, de = np.array([np.sin(th), -np.cos(th)]), w * np.array([np.cos(th), np.sin(th)])
+        q0 += [*(tip + 0.5 * L * e), th - np.pi / 2]
+        qd0 += [*(tip_v + 0.5 * L * de), w]
+        tip, tip_v = tip + L * e, tip_v + L * de
+    joints = [(0, [-L / 2, 0.0], None, [0.0, 0.0]), (1, [-L / 2, 0.0], 0, [L / 2, 0.0])]
+    return RevoluteSystem([m, m], [m * L**2 / 12] * 2, joints, q0, qd0)
+
+
+# ----------------------------------------------------------------- KKT
+def test_kkt_matrix_blocks_and_symmetry():
+    s = double_rod_pendulum()
+    K = dae.kkt_matrix(s, s.q0, 0.0)
+    n, m = s.n, 4
+    assert K.shape == (n + m, n + m)
+    np.testing.assert_array_equal(K, K.T)
+    np.testing.assert_array_equal(K[:n, :n], s.M(s.q0))
+    np.testing.assert_array_equal(K[n:, :n], s.phi_q(s.q0, 0.0))
+    np.testing.assert_array_equal(K[n:, n:], 0.0)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_accelerations_solve_the_kkt_system(seed):
+    """Range-space solve = a direct solve of the full KKT matrix; Φ_q q̈ = γ; Φ_q against differences."""
+    rng = np.random.default_rng(seed)
+    s = double_rod_pendulum(theta=rng.uniform(-2, 2, 2), omega=rng.uniform(-3, 3, 2))
+    q, qd = s.q0, s.qd0
+    qdd, lam = dae.accelerations(s, 0.0, q, qd)
+    K = np.block([[s.M(q), s.phi_q(q, 0).T], [s.phi_q(q, 0), np.zeros((4, 4))]])
+    ref = np.linalg.solve(K, np.concatenate([s.Q(0, q, qd), s.gamma(q, qd, 0)]))
+    np.testing.assert_allclose(np.concatenate([qdd, lam]), ref, atol=1e-10)
+    # the test system itself: Φ_q by central differences, γ = −(Φ_q q̇)_q q̇ by differences
+    eps = 1e-6
+    D = np.column_stack([(s.phi(q + eps * e, 0) - s.phi(q - eps * e, 0)) / (2 * eps) for e in np.eye(6)])
+    np.testing.assert_allclose(s.phi_q(q, 0), D, atol=1e-8)
+    dPq = (s.phi_q(q + eps * qd, 0) - s.phi_q(q - eps * qd, 0)) / (2 * eps)
+    np.testing.assert_allclose(s.gamma(q, qd, 0), -dPq @ qd, atol=1e-6)
+
+
+def test_rod_pendulum_acceleration_matches_closed_form():
+    """Uniform rod hinged at an end: θ̈ = −(3g / 2L) sin θ."""
+    for theta, omega in [(0.4, 0.0), (1.2, 2.0), (-2.5, -1.0)]:
+        s = rod_pendulum(theta, omega)
+        qdd, _ = dae.accelerations(s, 0.0, s.q0, s.qd0)
+        assert qdd[2] == pytest.approx(-1.5 * G * np.sin(theta), rel=1e-12)
+
+
+def test_static_pendulum_multiplier_is_the_weight():
+    """Free body of a hanging rod at rest: the hinge pushes up with m g; the reaction is −Φ_qᵀλ."""
+    m = 3.0
+    s = rod_pendulum(0.0, 0.0, m=m)
+    qdd, lam = dae.accelerations(s, 0.0, s.q0, s.qd0)
+    np.testing.assert_allclose(qdd, 0.0, atol=1e-12)
+    reaction = -(s.phi_q(s.q0, 0).T @ lam)
+    np.testing.assert_allclose(reaction[:2], [0.0, m * G], atol=1e-12)
+
+
+def test_swinging_pendulum_multiplier_matches_tension():
+    """Point pendulum: 2 L λ = T = m g cos θ + m L θ̇², with θ̇² from energy: L θ̇² = 2 g (cos θ − cos θ0)."""
+    m, L, th0 = 1.5, 0.8, 1.2
+    p = dae.CartesianPendulum(length=L, mass=m, angle=th0)
+    res = dae.simulate(p, 3.0, method="projection", t_eval=np.linspace(0, 3, 61))
+    cos_th = -res.q[:, 1] / L
+    tension = m * G * cos_th + m * 2 * G * (cos_th - np.cos(th0))
+    np.testing.assert_allclose(2 * L * res.lambdas[:, 0], tension, rtol=1e-7, atol=1e-7)
+
+
+# ----------------------------------------------------------------- drift and its cures
+def test_projection_keeps_constraints_and_energy():
+    res = dae.simulate(rod_pendulum(1.0, 0.5), 10.0, method="projection")
+    assert res.violation.max() <= 1e-10
+    assert res.violation_velocity.max() <= 1e-10
+    assert res.energy_error <= 1e-6
+    assert res.newton_iterations > 0 and res.nfev > 0 and res.cpu_time > 0
+    assert res.q.shape == (len(res.t), 3) and res.lambdas.shape == (len(res.t), 2)
+
+
+def test_drift_without_stabilization_is_visible():
+    """Same tolerances: the index-1 ODE drifts, projection does not, Baumgarte keeps it bounded."""
+    p = dae.CartesianPendulum(angle=1.5)
+    kw = dict(rtol=1e-6, atol=1e-6, t_eval=np.linspace(0, 10, 201))
+    none = dae.simulate(p, 10.0, method="none", **kw)
+    proj = dae.simulate(p, 10.0, method="projection", **kw)
+    baum = dae.simulate(p, 10.0, method="baumgarte", alpha=10.0, beta=10.0, **kw)
+    assert none.violation.max() > 1e3 * proj.violation.max()
+    assert none.violation.max() > 10 * baum.violation.max()
+    # bounded: Baumgarte's late violation is no larger than its early one; the free drift grows
+    half = len(none.t) // 2
+    assert baum.violation[half:].max() <= 2 * baum.violation[:half].max()
+    assert none.violation[half:].max() > 1.5 * none.violation[:half].max()
+
+
+def test_projection_outputs_on_t_eval_are_projected():
+    t_eval = np.linspace(0.0, 2.0, 7)
+    res = dae.simulate(double_rod_pendulum(), 2.0, method="projection", t_eval=t_eval, rtol=1e-7, atol=1e-7)
+    np.testing.assert_array_equal(res.t, t_eval)
+    assert res.violation.max() <= 1e-10 and res.violation_velocity.max() <= 1e-10
+
+
+@pytest.mark.parametrize("solver", ["RK45", "Radau"])
+def test_other_solvers(solver):
+    res = dae.simulate(rod_pendulum(0.8), 1.0, method="projection", solver=solver, rtol=1e-8, atol=1e-8)
+    ref = dae.simulate(rod_pendulum(0.8), 1.0, method="projection", rtol=1e-11, atol=1e-11)
+    assert res.q[-1] == pytest.approx(ref.q[-1], abs=1e-5)
+    assert res.solver == solver and res.violation.max() <= 1e-10
+
+
+def test_projection_helpers():
+    s = double_rod_pendulum()
+    rng = np.random.default_rng(1)
+    q_bad = s.q0 + 1e-3 * rng.standard_normal(6)
+    q, it = dae.project_positions(s, q_bad)
+    assert np.abs(s.phi(q, 0)).max() <= 1e-12 and 1 <= it <= 5
+    assert np.linalg.norm(q - q_bad) < 1e-2
+    qd = dae.project_velocities(s, q, s.qd0 + rng.standard_normal(6))
+    np.testing.assert_allclose(s.phi_q(q, 0) @ qd, 0.0, atol=1e-12)
+    np.testing.assert_allclose(dae.project_velocities(s, q, qd), qd, atol=1e-12)   # idempotent
+    # least mass-weighted change: M (q̇ − q̇*) is a combination of the rows of Φ_q
+    qd_star = rng.standard_normal(6)
+    dv = s.M(q) @ (dae.project_velocities(s, q, qd_star) - qd_star)
+    coef = np.linalg.lstsq(s.phi_q(q, 0).T, dv, rcond=None)[0]
+    np.testing.assert_allclose(s.phi_q(q, 0).T @ coef, dv, atol=1e-12)
