@@ -215,6 +215,21 @@ def _revolute():
     return Revolute("pin", ("body1", "body2"), S1, S2)
 
 
+@cache
+def _phi_33():
+    return sp.ImmutableMatrix(_revolute().phi(list(Q_SYM)))
+
+
+@cache
+def _jacobian_34():
+    return sp.ImmutableMatrix(_revolute().jacobian(list(Q_SYM)))
+
+
+@cache
+def _gamma_35():
+    return sp.ImmutableMatrix(_revolute().gamma(list(Q_SYM), list(QD_SYM)))
+
+
 def _A(angle, s, transpose=False):
     """A(φ) s' = (s_x cos φ - s_y sin φ, s_x sin φ + s_y cos φ) (Aᵀ s' with transpose=True)."""
     c, sn = sp.cos(angle), sp.sin(angle)
@@ -265,8 +280,8 @@ register(
         "3.3",
         "Constraint equations of a revolute joint",
         1,
-        reference=lambda: _revolute().phi(list(Q_SYM)),
-        alternatives=[lambda: -_revolute().phi(list(Q_SYM))],  # Φ = 0 and -Φ = 0: the same constraint
+        reference=_phi_33,
+        alternatives=[lambda: -_phi_33()],  # Φ = 0 and -Φ = 0: the same constraint
         mistakes=[
             Mistake.when(
                 _either_sign(lambda: _phi_closed(rotate=False)),
@@ -292,7 +307,7 @@ register(
         "3.4",
         "Jacobian of the revolute joint",
         2,
-        reference=lambda: _revolute().jacobian(list(Q_SYM)),
+        reference=_jacobian_34,
         mistakes=[
             Mistake(
                 lambda: _jacobian_closed(phi_columns=0),
@@ -328,7 +343,7 @@ register(
         "3.5",
         "gamma of the revolute joint",
         2,
-        reference=lambda: _revolute().gamma(list(Q_SYM), list(QD_SYM)),
+        reference=_gamma_35,
         mistakes=[
             Mistake(
                 lambda: -_gamma_closed(),
@@ -394,11 +409,17 @@ def frobenius_integrable(a, q) -> bool:
     return True
 
 
-def _holonomic():
-    flags = [frobenius_integrable(a, q) for a, q in PFAFF]
+@cache
+def _integrable_flags() -> tuple:
+    flags = tuple(frobenius_integrable(a, q) for a, q in PFAFF)
     # the library's joints agree: rolling on a line is a rack and pinion, the knife edge is not integrable
-    assert flags[0] == (not RackPinion.nonholonomic) and flags[1] == (not KnifeEdge.nonholonomic)
-    return np.array(flags, dtype=float)
+    if flags[0] != (not RackPinion.nonholonomic) or flags[1] != (not KnifeEdge.nonholonomic):
+        raise AssertionError("3.6: the Frobenius test disagrees with RackPinion/KnifeEdge.nonholonomic")
+    return flags
+
+
+def _holonomic():
+    return np.array(_integrable_flags(), dtype=float)
 
 
 def _item(index: int, wrong: bool):
