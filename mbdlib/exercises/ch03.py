@@ -99,7 +99,15 @@ THETA0_DEG = 40.0  # 3.8: release angle from the downward vertical, degrees
 
 # ------------------------------------------------------------------ 3.1, 3.2 degrees of freedom
 def build_mechanism(name: str) -> PlanarModel:
-    """The mechanism ``name`` of :data:`MECHANISMS` as a :class:`PlanarModel` (bars of 1 kg/m)."""
+    """The mechanism ``name`` of :data:`MECHANISMS` as a :class:`PlanarModel` (bars of 1 kg/m).
+
+    Each bar's body x axis points from its first to its second end point, so its ends are
+    at ``s' = (∓L/2, 0)``; the given pose is assembled (every joint closes there).
+
+    >>> r = build_mechanism("parallelogram").dof_report()
+    >>> r.grubler, r.rank, r.dof
+    (0, 11, 1)
+    """
     spec = MECHANISMS[name]
     m = PlanarModel(gravity=(0.0, -9.81))
     half = {}
@@ -569,6 +577,10 @@ def pendulum() -> PlanarModel:
 
     Body x axis from the pin to the free end (φ = θ0 - π/2), so the pin is at s' = (-L/2, 0);
     the joint is ``add_revolute(rod, ground)``: Φ = r + A s' - 0 (rod minus ground).
+
+    >>> m = pendulum()
+    >>> m.n, m.labels
+    (3, ['revolute pin x', 'revolute pin y'])
     """
     th, L = _theta0(), ROD_LENGTH
     m = PlanarModel(gravity=(0.0, -G))
