@@ -48,7 +48,6 @@ __all__ = ["CartesianPendulum", "SimulationResult", "kkt_matrix", "accelerations
 
 METHODS = ("none", "baumgarte", "projection", "augmented_lagrangian")
 SOLVERS = {"RK23": RK23, "RK45": RK45, "DOP853": DOP853, "Radau": Radau}
-STALL = 100.0             # augmented Lagrangian: a creeping Newton step below STALL·tol is accepted
 RANK_TOL = 1e-10          # relative singular-value tolerance for the rank of J
 
 
@@ -377,9 +376,9 @@ class SimulationResult:
         One name per column of ``lambdas``.
     kinetic_scale : float
         Largest kinetic energy ½ q̇ᵀ M q̇ seen; scales ``energy_error`` when E(0) is near zero.
-    stalled_steps : int
-        Augmented Lagrangian: steps whose Newton iteration crept (near a singular position) and was
-        accepted with a correction below ``100 · newton_tol``.
+    deferred_steps : int
+        Augmented Lagrangian: steps near a singular position in which the components of Φ that Φ_q
+        cannot enforce were left for later steps (see the Notes of :func:`simulate`).
     """
 
     t: np.ndarray
@@ -398,7 +397,7 @@ class SimulationResult:
     cpu_time: float
     labels: list = field(default_factory=list)
     kinetic_scale: float = 0.0
-    stalled_steps: int = 0
+    deferred_steps: int = 0
 
     @property
     def energy_error(self) -> float:
@@ -414,8 +413,8 @@ class SimulationResult:
                 f"relative energy error = {self.energy_error:.3e}\n"
                 f"  {self.nfev} function evaluations, {self.newton_iterations} Newton iterations "
                 f"(max {self.max_newton_iterations} per step), cpu {self.cpu_time:.3f} s"
-                + (f"\n  {self.stalled_steps} steps accepted with a creeping Newton iteration (singular "
-                   "position)" if self.stalled_steps else ""))
+                + (f"\n  {self.deferred_steps} steps at a singular position deferred part of Φ"
+                   if self.deferred_steps else ""))
 
     def __str__(self) -> str:
         return self.summary()
@@ -453,7 +452,7 @@ def _check_system(system, q, qd, t):
 
 # ----------------------------------------------------------------- simulate
 def simulate(system, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=None, alpha=5.0, beta=5.0,
-             solver="DOP853", dt=1e-3, penalty=None, newton_tol=1e-9, max_newton=50, t0=0.0, q0=None,
+             solver="DOP853", dt=1e-3, penalty=None, newton_tol=1e-6, max_newton=50, t0=0.0, q0=None,
              qd0=None) -> SimulationResult:
     """Integrate a constrained system from (q0, qd0) at t0 to t_end, with monitors.
 
@@ -477,8 +476,9 @@ def simulate(system, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=No
         (α h²/4 = 250 · max(diag M): 1e9 for unit masses and dt = 1e-3; the 1e7 of Bayo et al.
         goes with steps near 1e-2).
     newton_tol : float
-        Augmented Lagrangian: Newton stops when ``‖Δq‖∞ ≤ newton_tol (1 + ‖q‖∞)``; the
-        projections of q̇ and q̈ stop when their residual is below ``newton_tol`` (relative).
+        Augmented Lagrangian: Newton stops when the change of the accelerations it implies,
+        ``(4/h²) ‖Δq‖∞``, is below ``newton_tol (1 + ‖q̈‖∞)``; the projections of q̇ and q̈ stop when
+        their residual is below ``newton_tol`` (relative).
     max_newton : int
     t0 : float
     q0, qd0 : array_like, shape (n,), optional
@@ -498,9 +498,11 @@ def simulate(system, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=No
 
     ``"augmented_lagrangian"`` uses fixed steps ≤ ``dt`` that land on every ``t_eval`` time.  Its
     matrix ``M + α' JᵀJ`` is positive definite whatever the rank of J.  At a singular position the
-    part of Φ along a left null vector of Φ_q can only be reduced at second order, so the Newton
-    iteration creeps; a step whose correction stalls below ``100 · newton_tol`` is accepted and
-    counted in ``stalled_steps``; watch ``violation`` there.
+    part of Φ along a left singular vector of Φ_q with a tiny singular value can only be reduced at
+    second order: the multiplier update keeps pushing along it and Newton creeps.  When that happens
+    (iteration 4 or later, corrections shrinking by less than half) those directions are taken out of
+    the multiplier update for the rest of the step and counted in ``deferred_steps``; later steps,
+    away from the singular position, enforce them again (watch ``violation`` there).
 
     Examples
     --------
@@ -643,7 +645,7 @@ def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, t
     if not alpha > 0:
         raise MbdError(f"simulate: the penalty must be positive, got {penalty!r}")
     h_grid, is_out = _time_grid(t0, t_end, t_eval, dt)
-    nfev, total_it, max_it, stalled = 0, 0, 0, 0
+    nfev, total_it, max_it, deferred = 0, 0, 0, 0
     q, qd = q0.copy(), qd0.copy()
     qdd, lam = _al_accelerations(system, t0, q, qd, alpha)
     m = len(system.phi(q, t0))
@@ -663,13 +665,14 @@ def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, t
         qd_hat = (2.0 / h) * q + qd
         qdd_hat = (4.0 / h**2) * q + (4.0 / h) * qd + qdd
         x = q + h * qd + 0.5 * h * h * qdd             # predictor
-        step_prev = np.inf
+        step_prev, W = np.inf, None
         for it in range(1, max_newton + 1):
             v, a = (2.0 / h) * x - qd_hat, (4.0 / h**2) * x - qdd_hat
             phi, Phi_q, B = system.phi(x, t1), system.phi_q(x, t1), system.B(x, t1)
             gv = B @ v
             if it > 1:
-                lam_star += alpha * phi
+                dlam = alpha * phi
+                lam_star += dlam if W is None else dlam - W @ (W.T @ dlam)
                 sigma += a_v * gv
             Q = system.Q(t1, x, v)
             nfev += 1
@@ -679,12 +682,14 @@ def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, t
                 P = _cho(M + a_pen * J_it.T @ J_it)
             dq = -_cho_solve(P, f)
             x = x + dq
-            step, scale = np.max(np.abs(dq)), tol * (1.0 + np.max(np.abs(x)))
-            if step <= scale:
+            step = np.max(np.abs(dq))                  # (4/h²) Δq is the change of q̈
+            if 4.0 * step / h**2 <= tol * (1.0 + np.max(np.abs(a))):
                 break
-            if it >= 4 and step >= 0.9 * step_prev and step <= STALL * scale:
-                stalled += 1          # at a singular position the iteration creeps (see Notes of simulate)
-                break
+            if it >= 4 and W is None and step >= 0.5 * step_prev and m:
+                W = _weak_directions(Phi_q, a_pen, M)  # creeping: a singular position (Notes of simulate)
+                if W.shape[1]:
+                    lam_star -= W @ (W.T @ lam_star)
+                    deferred += 1
             step_prev = step
         else:
             raise MbdError(f"simulate (augmented_lagrangian): Newton did not converge in {max_newton} "
@@ -707,7 +712,18 @@ def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, t
             qds.append(qd.copy())
             lams.append(np.concatenate([lam_star + alpha * phi, sigma + a_v * (system.B(q, t1) @ qd)]))
     return ts, qs, qds, lams, dict(nfev=nfev, newton_iterations=total_it, max_newton_iterations=max_it,
-                                   n_steps=len(h_grid) - 1, stalled_steps=stalled)
+                                   n_steps=len(h_grid) - 1, deferred_steps=deferred)
+
+
+def _weak_directions(Phi_q, a_pen, M):
+    """Left singular vectors of Φ_q that the penalty cannot enforce within one step, shape (m, r).
+
+    A residual of Φ along a left singular vector u_i is removed by the penalty at the rate
+    α' σ_i² / (mass): where α' σ_i² < 10 · max(diag M) (and for σ_i = 0) it only creeps.
+    """
+    U, s, _ = np.linalg.svd(Phi_q, full_matrices=True)
+    s = np.concatenate([s, np.zeros(U.shape[1] - s.size)])
+    return U[:, a_pen * s**2 < 10.0 * np.max(np.diag(M))]
 
 
 def _cho(A):

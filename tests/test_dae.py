@@ -306,3 +306,131 @@ def test_projection_helpers():
     dv = s.M(q) @ (dae.project_velocities(s, q, qd_star) - qd_star)
     coef = np.linalg.lstsq(s.phi_q(q, 0).T, dv, rcond=None)[0]
     np.testing.assert_allclose(s.phi_q(q, 0).T @ coef, dv, atol=1e-12)
+
+
+# ----------------------------------------------------------------- redundancy and singular positions
+def test_redundant_rows_names_the_dependency():
+    J = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    rank, dependent, involved = dae.redundant_rows(J, ["a", "b", "c", "d"])
+    assert rank == np.linalg.matrix_rank(J) == 3
+    assert len(dependent) == 1 and set(involved) == {"a", "b", "c"}
+    keep = [i for i, name in enumerate("abcd") if name not in dependent]
+    assert np.linalg.matrix_rank(J[keep]) == 3
+    assert dae.redundant_rows(np.eye(2)) == (2, [], [])
+
+
+def test_redundant_middle_bar_gives_a_clear_error():
+    s, _, _ = parallelograms(1, middle_bar=True)
+    assert np.linalg.matrix_rank(s.phi_q(s.q0, 0)) == 11 < 12          # Grübler 0, mobility 1
+    with pytest.raises(SingularityError, match=r"rank 11.*rev.*augmented_lagrangian"):
+        dae.accelerations(s, 0.0, s.q0, s.qd0)
+    with pytest.raises(SingularityError, match="Dependent rows"):
+        dae.simulate(s, 1.0, method="none")
+
+
+def test_middle_bar_parallelogram_with_augmented_lagrangian():
+    """Redundant middle bar, through both flat positions (θ = 0 and θ = −π).
+
+    Step dt = 2e-3: the trapezoidal rule's error is 1.1e-4 (2.8e-5 at dt = 1e-3, 7e-6 at 5e-4: O(h²)).
+    """
+    theta0, t_eval = 0.3, np.linspace(0.0, 1.2, 61)
+    s, n_cr, n_k = parallelograms(1, theta0, middle_bar=True)
+    res = dae.simulate(s, 1.2, method="augmented_lagrangian", dt=2e-3, t_eval=t_eval)
+    exact = parallelogram_theta(n_cr, n_k, theta0, 0.0, t_eval)
+    assert exact.min() < -np.pi < 0.0 < exact.max()                        # it does pass both
+    for k in range(n_cr):
+        np.testing.assert_allclose(np.unwrap(res.q[:, 3 * k + 2]), exact, atol=2e-4)
+    np.testing.assert_allclose(res.q[:, 3 * n_cr + 2], 0.0, atol=1e-8)      # the coupler translates
+    assert res.violation.max() < 1e-8 and res.energy_error < 1e-4
+    np.testing.assert_array_equal(res.t, t_eval)
+    assert res.n_steps == 600 and res.max_newton_iterations < 10
+
+
+def test_chain_of_parallelograms_through_the_flat_position():
+    """Three cells: Φ_q loses rank 3 when flat; the augmented Lagrangian passes.
+
+    Step dt = 2e-3: error 1.0e-4 (2.4e-5 at dt = 1e-3, 5e-6 at 5e-4).
+    """
+    theta0, t_eval = 0.3, np.linspace(0.0, 1.25, 51)
+    s, n_cr, n_k = parallelograms(3, theta0)
+    flat, _, _ = parallelograms(3, 0.0)
+    generic_rank = np.linalg.matrix_rank(s.phi_q(s.q0, 0))
+    assert generic_rank == s.n - 1 == 20                                      # one DOF
+    assert np.linalg.matrix_rank(flat.phi_q(flat.q0, 0)) == generic_rank - 3
+    res = dae.simulate(s, 1.25, method="augmented_lagrangian", dt=2e-3, t_eval=t_eval)
+    exact = parallelogram_theta(n_cr, n_k, theta0, 0.0, t_eval)
+    assert exact.min() < -np.pi and exact.max() > 0.0
+    for k in range(n_cr):
+        np.testing.assert_allclose(np.unwrap(res.q[:, 3 * k + 2]), exact, atol=2e-4)
+    assert res.energy_error < 1e-4 and res.violation.max() < 1e-6 and res.deferred_steps > 0
+
+
+# ----------------------------------------------------------------- nonholonomic
+@pytest.mark.parametrize("method", ["projection", "augmented_lagrangian"])
+def test_knife_edge_rolls_on_a_circle(method):
+    """No sideways slip, no force: φ = ω t and the centre runs on a circle of radius v/ω."""
+    v, w = 1.2, 0.8
+    s, t_eval = KnifeEdge(v, w), np.linspace(0.0, 3.0, 31)
+    res = dae.simulate(s, 3.0, method=method, t_eval=t_eval)
+    R = v / w
+    expected = np.column_stack([R * np.sin(w * t_eval), R * (1 - np.cos(w * t_eval)), w * t_eval])
+    tol = 1e-7 if method == "projection" else 2e-6
+    np.testing.assert_allclose(res.q, expected, atol=tol)
+    assert res.violation_velocity.max() < 1e-9 and res.energy_error < 1e-6
+    assert res.lambdas.shape == (31, 1) and res.labels == ["knife edge"]
+    # λ is the sideways force that bends the path: m v²/R toward the centre, −λ B gives it
+    # (the augmented Lagrangian's multiplier is that of the discrete trapezoidal equations)
+    rtol = 1e-5 if method == "projection" else 1e-3
+    np.testing.assert_allclose(-res.lambdas[:, 0], s.m * v**2 / R, rtol=rtol)
+
+
+# ----------------------------------------------------------------- result and errors
+def test_summary_and_energy_error_scale():
+    res = dae.simulate(dae.CartesianPendulum(angle=np.pi / 2), 0.5, method="projection")
+    text = res.summary()
+    assert "projection" in text and "‖Φ‖" in text and "energy" in text and str(res) == text
+    # E(0) = 0 here (released level with the pivot): the error is relative to the largest kinetic energy
+    assert res.energy[0] == pytest.approx(0.0, abs=1e-12) and res.kinetic_scale > 1.0
+    assert res.energy_error < 1e-8
+
+
+def test_bad_input_errors():
+    p = dae.CartesianPendulum()
+    with pytest.raises(MbdError, match="unknown method 'rk4'"):
+        dae.simulate(p, 1.0, method="rk4")
+    with pytest.raises(MbdError, match="unknown solver 'LSODA'"):
+        dae.simulate(p, 1.0, solver="LSODA")
+    with pytest.raises(MbdError, match="t_end must be a finite time after t0"):
+        dae.simulate(p, -1.0)
+    with pytest.raises(MbdError, match="t_eval must be increasing"):
+        dae.simulate(p, 1.0, t_eval=[0.5, 0.2])
+    with pytest.raises(ShapeError, match=r"q0 must have shape \(2,\)"):
+        dae.simulate(p, 1.0, q0=[1.0, 2.0, 3.0])
+    with pytest.raises(ModelError, match="violate constraint 'rod length'.*assemble"):
+        dae.simulate(p, 1.0, q0=[0.0, -1.5])
+    with pytest.raises(MbdError, match="dt must be positive"):
+        dae.simulate(p, 1.0, method="augmented_lagrangian", dt=0.0)
+    with pytest.raises(MbdError, match="penalty must be positive"):
+        dae.simulate(p, 1.0, method="augmented_lagrangian", penalty=-1.0)
+
+    class NoEnergy:
+        n, q0, qd0 = 2, p.q0, p.qd0
+        M, Q, phi, phi_q, phi_t = p.M, p.Q, p.phi, p.phi_q, p.phi_t
+        gamma, B, b_gamma = p.gamma, p.B, p.b_gamma
+
+    with pytest.raises(ModelError, match="no 'energy'.*SYSTEM PROTOCOL"):
+        dae.simulate(NoEnergy(), 1.0)
+
+    class BadGamma(dae.CartesianPendulum):
+        def gamma(self, q, qd, t):
+            return np.zeros(2)
+
+    with pytest.raises(ShapeError, match=r"gamma\(q, qd, t\) has shape \(2,\), expected \(1,\)"):
+        dae.simulate(BadGamma(), 1.0)
+
+    class Massless(dae.CartesianPendulum):
+        def M(self, q):
+            return np.zeros((2, 2))
+
+    with pytest.raises(ModelError, match="not positive definite"):
+        dae.accelerations(Massless(), 0.0, [0.0, -1.0], [0.0, 0.0])
