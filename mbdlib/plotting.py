@@ -30,6 +30,7 @@ __all__ = [
     "draw_box",
     "draw_arrows",
     "draw_planar_chain",
+    "draw_planar_model",
 ]
 
 #: Okabe–Ito colour-blind-safe palette (blue, vermillion, green, orange, purple, sky, yellow, black).
@@ -457,3 +458,110 @@ def _from_kinematics(kin, tip):
     vel.append(A_n @ (kin.v[-1] + cross(kin.omega[-1], tip)))  # v_tip = A_n (v_n + ω_n × s)
     com_vel = [np.asarray(kin.v_c_global(i), dtype=float) for i in range(n)]
     return np.array(points), np.array(coms), np.array(vel), np.array(com_vel)
+
+
+def draw_planar_model(ax, model, q=None, color=COURSE_COLORS[0], annotate: bool = True,
+                      guide_length: float = 1.0):
+    """Draw a planar mechanism (:class:`mbdlib.planar.PlanarModel`) at the configuration ``q``.
+
+    Each moving body is a bar through the points where its joints attach (a body with a single
+    attachment is drawn from that point through its centre of mass and as far beyond); a body
+    with a translational joint to the ground is a block. Revolute joints are circles (filled
+    triangles underneath when one side is the ground), translational guides dashed lines, and
+    centres of mass crosses.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    model : PlanarModel
+        Anything with ``bodies`` (with ``name``, ``index``), ``joints`` (with ``bodies``,
+        ``kind`` and ``point_i``/``point_j``/``axis_i`` where they apply), ``ground`` and
+        ``point_position(body, point, q)``.
+    q : array_like, shape (3 * n_bodies,), optional
+        Coordinates ``(x, y, φ)`` of every body; default: the assembled ``model.q0``.
+    color : colour of the bars
+    annotate : bool
+        Write each body's name at its centre.
+    guide_length : float
+        Length of a drawn translational guide [m].
+
+    Returns
+    -------
+    dict
+        ``"bars"`` (list of Line2D, one per body), ``"joints"`` (list of Line2D, one per revolute),
+        ``"guides"`` (list of Line2D), ``"labels"`` (list of Text).
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> from mbdlib.planar import PlanarModel
+    >>> m = PlanarModel(gravity=(0.0, -9.81))
+    >>> rod = m.add_body("rod", mass=1.0, inertia=1 / 12, position=(0.5, 0.0))
+    >>> _ = m.add_revolute(m.ground, rod, point_i=(0.0, 0.0), point_j=(-0.5, 0.0))
+    >>> art = draw_planar_model(plt.figure().add_subplot(), m)
+    >>> len(art["bars"]), len(art["joints"])
+    (1, 1)
+    >>> plt.close("all")
+    """
+    q = np.asarray(model.q0 if q is None else q, dtype=float)
+    if q.shape != (3 * len(model.bodies),):
+        raise ShapeError(f"draw_planar_model: q must have shape ({3 * len(model.bodies)},), got {q.shape}")
+    ground = model.ground.name
+    attach = {b.name: [] for b in model.bodies}          # global attachment points of each body
+    sliders = set()
+    out = {"bars": [], "joints": [], "guides": [], "labels": []}
+    for joint in model.joints:
+        names = list(joint.bodies)
+        pts = {}
+        for key, name in zip(("point_i", "point_j"), names[:2], strict=False):
+            if hasattr(joint, key):
+                pts[name] = model.point_position(name, getattr(joint, key), q)
+        for name, p in pts.items():
+            if name != ground and joint.kind in ("revolute", "distance", "rigid", "driver"):
+                attach[name].append(p)
+        if joint.kind == "revolute" and names[0] in pts:
+            p = pts[names[0]]
+            if ground in names:
+                ax.plot(p[0], p[1] - 0.02 * guide_length, "^", ms=12, color="0.55", zorder=3)
+            (mark,) = ax.plot(p[0], p[1], "o", ms=8, mfc="white", mec="0.15", mew=1.6, zorder=5)
+            out["joints"].append(mark)
+        elif joint.kind in ("translational", "point-on-line") and names[0] in pts:
+            p, name_i = pts[names[0]], names[0]
+            phi_i = 0.0 if name_i == ground else q[3 * model.body(name_i).index + 2]
+            c, s = np.cos(phi_i), np.sin(phi_i)
+            a = joint.axis_i
+            u = np.array([c * a[0] - s * a[1], s * a[0] + c * a[1]])          # A_i v'_i
+            ends = np.array([p - 0.5 * guide_length * u, p + 0.5 * guide_length * u])
+            (guide,) = ax.plot(ends[:, 0], ends[:, 1], "--", color="0.45", lw=1.2, zorder=1)
+            out["guides"].append(guide)
+            if name_i == ground and len(names) > 1:
+                sliders.add(names[1])
+    for b in model.bodies:
+        x, y, phi = q[3 * b.index: 3 * b.index + 3]
+        centre = np.array([x, y])
+        pts = attach[b.name]
+        if b.name in sliders:
+            c, s = np.cos(phi), np.sin(phi)
+            corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1], [-1, -1]]) * [0.09, 0.05] * guide_length
+            box = centre + corners @ np.array([[c, s], [-s, c]])
+            (bar,) = ax.plot(box[:, 0], box[:, 1], "-", color=color, lw=2.0, zorder=2)
+        else:
+            if len(pts) == 0:
+                pts = [centre]
+            if len(pts) == 1:
+                pts = [pts[0], 2 * centre - pts[0]]
+            pts = np.array(pts)
+            axis = pts[-1] - pts[0]
+            order = np.argsort((pts - pts[0]) @ axis) if np.any(axis) else np.arange(len(pts))
+            pts = pts[order]
+            (bar,) = ax.plot(pts[:, 0], pts[:, 1], "-", color=color, lw=5, alpha=0.75,
+                             solid_capstyle="round", zorder=2)
+        out["bars"].append(bar)
+        ax.plot(x, y, "x", ms=6, color="0.15", zorder=6)
+        if annotate:
+            out["labels"].append(ax.annotate(b.name, centre, xytext=(5, 6), textcoords="offset points",
+                                             fontsize=8))
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.autoscale_view()
+    return out
