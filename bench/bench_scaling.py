@@ -62,8 +62,8 @@ def symbolic_table(results: dict) -> str:
     rows = []
     for name, cases in results.items():
         done = sorted(n for n, (t, _, _) in cases.items() if t is not None)
-        over = [n for n, (t, _, _) in cases.items() if t is None]
-        label = name + (f" (n = {over[0]}: > budget)" if over else "")
+        over = [(n, why) for n, (t, _, why) in cases.items() if t is None]
+        label = name + (f" (n = {over[0][0]}: {over[0][1]})" if over else "")
         rows.append(_fit_row(label + ", time", done, [cases[n][0] for n in done]))
         rows.append(_fit_row(label + ", ops", done, [cases[n][1] for n in done]))
     return table(rows, ["method, quantity", "n", "fitted exponent p", "local p (last two n)"])
