@@ -477,8 +477,8 @@ def simulate(system, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=No
         goes with steps near 1e-2).
     newton_tol : float
         Augmented Lagrangian: Newton stops when the change of the accelerations it implies,
-        ``(4/h²) ‖Δq‖∞``, is below ``newton_tol (1 + ‖q̈‖∞)``; the projections of q̇ and q̈ stop when
-        their residual is below ``newton_tol`` (relative).
+        ``(4/h²) ‖Δq‖∞``, is below ``newton_tol (1 + ‖q̈‖∞)``.  (The projections of q̇ and q̈
+        iterate to a relative residual of 1e-12, at most 50 times.)
     max_newton : int
     t0 : float
     q0, qd0 : array_like, shape (n,), optional
@@ -702,9 +702,9 @@ def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, t
         M, J = system.M(q), _jacobian(system, q, t1)
         P, P_h = _cho(M + a_pen * J.T @ J), h
         phi_t = np.concatenate([system.phi_t(q, t1), np.zeros(J.shape[0] - m)])
-        qd = _al_project(P, M, J, qd_star, -phi_t, a_pen, tol)
+        qd = _al_project(P, M, J, qd_star, -phi_t, a_pen)
         g = np.concatenate([system.gamma(q, qd, t1), system.b_gamma(q, qd, t1)])
-        qdd = _al_project(P, M, J, qdd_star, g, a_pen, tol)
+        qdd = _al_project(P, M, J, qdd_star, g, a_pen)
         phi = system.phi(q, t1)
         if record:
             ts.append(t1)
@@ -734,7 +734,7 @@ def _cho_solve(c, b):
     return scipy.linalg.cho_solve(c, b, check_finite=False)
 
 
-def _al_project(P, M, J, x_star, target, a_pen, tol, max_iter=50):
+def _al_project(P, M, J, x_star, target, a_pen, tol=1e-12, max_iter=50):
     """Mass-orthogonal projection of x* onto J x = target (Bayo & Ledesma 1996), iterated.
 
     Minimizes ½ (x − x*)ᵀ M (x − x*) + ½ α' ‖J x − target‖² with multiplier updates
