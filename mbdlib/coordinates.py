@@ -138,6 +138,7 @@ class RelativeModel:
         self._q_guess: list[float] = []
         self._qd_guess: list[float] = []
         self._assembled = None
+        self._cache = None
 
     # ------------------------------------------------------------------ building
     @property
@@ -184,7 +185,7 @@ class RelativeModel:
                                   "free": [f"x_{name}", f"y_{name}", f"φ_{name}"]}[joint]
         self._q_guess += list(q)
         self._qd_guess += list(qd)
-        self._assembled = None
+        self._assembled = self._cache = None
         return tj
 
     def _add_cut(self, joint, bodies):
@@ -247,7 +248,14 @@ class RelativeModel:
         drop out.
         """
         q = self._check(q, "q")
-        qd = np.zeros(self.n) if qd is None else self._check(qd, "qd")
+        if qd is None:                                # at rest: c = 0 (c is quadratic in the rates)
+            if self._cache is not None and self._cache[0][0] == q.tobytes():
+                return self._cache[1][0], self._cache[1][1], np.zeros(len(self._cache[1][2]))
+            qd = np.zeros(self.n)
+        qd = self._check(qd, "qd")
+        key = (q.tobytes(), qd.tobytes())             # M, Q, Φ_q, γ at one state: one pass
+        if self._cache is not None and self._cache[0] == key:
+            return self._cache[1]
         nb = len(self.tree)
         x, J, c = np.zeros(3 * nb), np.zeros((3 * nb, self.n)), np.zeros(3 * nb)
         ground = (np.zeros(2), 0.0, np.zeros((2, self.n)), np.zeros(self.n), np.zeros(2))
@@ -291,6 +299,9 @@ class RelativeModel:
             k = 3 * i
             x[k:k + 2], x[k + 2], J[k:k + 2], J[k + 2] = r, phi, Jr, Jphi
             c[k:k + 2] = cr                                   # c[k + 2] = c_φ = 0
+        for a in (x, J, c):
+            a.flags.writeable = False
+        self._cache = (key, (x, J, c))
         return x, J, c
 
     def pose(self, body, q) -> np.ndarray:
