@@ -177,9 +177,10 @@ class RelativeModel:
         if q.shape != (size,) or qd.shape != (size,):
             raise ShapeError(f"body {name!r}: a {joint} joint has {size} coordinate(s); q and qd must have "
                              f"{size} value(s), got {q.shape} and {qd.shape}")
+        mass, inertia = _positive(mass, f"body {name!r}: mass"), _positive(inertia, f"body {name!r}: inertia")
         self.names.append(name)
-        self.masses.append(_positive(mass, f"body {name!r}: mass"))
-        self.inertias.append(_positive(inertia, f"body {name!r}: inertia"))
+        self.masses.append(mass)
+        self.inertias.append(inertia)
         self.tree.append(tj)
         self.coordinate_names += {"revolute": [f"θ_{name}"], "prismatic": [f"d_{name}"],
                                   "free": [f"x_{name}", f"y_{name}", f"φ_{name}"]}[joint]
