@@ -21,6 +21,15 @@ Conventions (stated once, in the book's "Conventions" page):
 from .bodies import RigidBody, parallel_axis, rotate_inertia
 from .chain import Chain, Joint, Link
 from .constraints import DofReport, Motion, rank_analysis
+from .dae import (
+    SimulationResult,
+    accelerations,
+    kkt_matrix,
+    project_positions,
+    project_velocities,
+    redundant_rows,
+)
+from .dae import simulate as simulate_constrained
 from .dynamics import (
     Simulation,
     bias_forces,
@@ -97,5 +106,8 @@ __all__ = [
     # constraints and Cartesian models
     "DofReport", "Motion", "rank_analysis", "PlanarModel", "PlanarBody", "Assembly", "SpatialModel",
     "SpatialDofReport",
+    # constrained (DAE) integration
+    "SimulationResult", "accelerations", "kkt_matrix", "project_positions", "project_velocities",
+    "redundant_rows", "simulate_constrained",
 ]
 __version__ = "0.1.0"
