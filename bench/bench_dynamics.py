@@ -1,22 +1,24 @@
 """Numeric dynamics of real arms (UR5, Panda): mbdlib vs modern-robotics vs Pinocchio, one process.
 
-For each robot file shipped with mbdlib (``ur5.urdf``, and ``panda.urdf`` when present) the
-same URDF gives every library its model:
+For each robot the same URDF text gives every library its model: ``mbdlib/data/ur5.urdf``, and
+``mbdlib/data/panda.urdf`` when it exists, else the Panda of the optional ``example-robot-data``
+package (``pip install "mbdlib[robots]"``) with its two finger joints locked (``fixed``), so that
+the 7-joint arm with its hand is a serial chain that modern-robotics can take too:
 
 * **mbdlib readable**: :func:`mbdlib.rnea` (inverse dynamics), :func:`mbdlib.mass_matrix`
   (CRBA), :func:`mbdlib.forward_dynamics` on the :class:`~mbdlib.Chain` of
   :func:`mbdlib.urdf.load_urdf`;
 * **mbdlib generated**: the robot's symbolic equations ``τ = M q̈ + h + G`` from
-  :func:`mbdlib.kane_equations` (``expand=False``), made numeric with
-  :func:`mbdlib.lambdify_equations` / :func:`mbdlib.lambdify_matrix` (``cse=True``);
-  forward dynamics = Cholesky solve of the generated M and h;
+  :func:`mbdlib.kane_equations` (``expand=False``), M(q) and (h + G)(q, q̇) made numeric with
+  :func:`mbdlib.lambdify_matrix` after ``sympy.cse``; inverse dynamics = M q̈ + h + G,
+  forward dynamics = Cholesky solve of the generated M and h + G;
 * **generated, math**: the same formulas through ``sympy.lambdify(modules="math")`` called
   on Python floats (``q.tolist()``): what the generated path costs without numpy's
   per-scalar overhead (a bench-only variant, not an mbdlib API);
 * **modern-robotics** (``pip install modern-robotics``): ``InverseDynamics``, ``MassMatrix``,
   ``ForwardDynamics`` with ``Mlist, Glist, Slist`` built from the mbdlib Chain at q = 0
   (:func:`modern_robotics_model`);
-* **Pinocchio** (``pip install pin``): ``buildModelFromUrdf`` on the same file, ``rnea``,
+* **Pinocchio** (``pip install pin``): ``buildModelFromXML`` on the same text, ``rnea``,
   ``crba``, ``aba``.
 
 Gravity is (0, 0, -9.81) m/s² for everyone.  Before timing, every library is evaluated at a
@@ -28,6 +30,7 @@ repeats (:func:`_timing.median_time`), per call, in µs.
 from __future__ import annotations
 
 import importlib.metadata
+import re
 import sys
 import time
 from pathlib import Path
@@ -45,11 +48,38 @@ import mbdlib  # noqa: E402
 from mbdlib.kinematics import forward_kinematics  # noqa: E402
 from mbdlib.urdf import course_robots, data_path, load_urdf  # noqa: E402
 
-ROBOTS = ("ur5", "panda")
+EXAMPLE_PANDA = "robots/panda_description/urdf/panda.urdf"   # in example-robot-data
 GRAVITY = np.array([0.0, 0.0, -9.81])
 TOL = 1e-9                 # relative agreement required before timing
 DERIVE_BUDGET = 180.0      # seconds for the symbolic derivation + lambdify of one robot
 OPERATIONS = ("inverse dynamics", "mass matrix", "forward dynamics")
+
+
+# --------------------------------------------------------------------------- the robots
+def _example_robot_file(suffix: str):
+    """Path of a file of the optional example-robot-data package, or None."""
+    try:
+        dist = importlib.metadata.distribution("example-robot-data")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    for f in dist.files or ():
+        if str(f).replace("\\", "/").endswith(suffix):
+            return Path(dist.locate_file(f))
+    return None
+
+
+def robots() -> list:
+    """``[(label, urdf_text or None, where it comes from or why it is missing)]``."""
+    out = [("UR5", data_path("ur5").read_text(), "mbdlib/data/ur5.urdf")]
+    if "panda.urdf" in course_robots():
+        out.append(("Panda", data_path("panda").read_text(), "mbdlib/data/panda.urdf"))
+    elif (path := _example_robot_file(EXAMPLE_PANDA)) is not None:
+        finger = r'(<joint name="panda_finger_joint\d" type=)"prismatic"'
+        text = re.sub(finger, r'\1"fixed"', path.read_text())
+        out.append(("Panda", text, "example-robot-data panda.urdf, finger joints locked"))
+    else:
+        out.append(("Panda", None, "no mbdlib/data/panda.urdf and example-robot-data not installed"))
+    return out
 
 
 # --------------------------------------------------------------------------- mbdlib
@@ -67,37 +97,45 @@ def _cholesky_solve(M, b):
 def derive(chain: mbdlib.Chain, seconds: float = DERIVE_BUDGET):
     """Symbolic equations and the two generated variants, or None past the budget.
 
+    ``sympy.cse`` of M and of h + G is computed once and handed to both variants
+    (:func:`mbdlib.lambdify_matrix` passes ``cse`` on to ``sympy.lambdify``, which also takes
+    a function returning the cse result).  Inverse dynamics is ``M(q) q̈ + (h + G)(q, q̇)``
+    with the generated M and h + G (a third formula for τ would double the cse time).
+
     Returns ``(generated, generated_math, times)``: two ``{operation: f}`` dicts and
-    ``{"derive": s, "lambdify": s, "lambdify math": s}``.
+    ``{"derive": s, "cse": s, "lambdify": s, "lambdify math": s}``.
     """
-    times = {}
+    n = chain.n
     try:
         with budget(seconds):
             t0 = time.perf_counter()
             eq = mbdlib.kane_equations(chain, gravity=GRAVITY, expand=False)   # τ = M q̈ + h + G
             t1 = time.perf_counter()
-            M_f, h_f = mbdlib.lambdify_equations(eq.M, eq.h + eq.G, eq.q, eq.qd)
-            tau_f = mbdlib.lambdify_matrix(eq.tau, [eq.q, eq.qd, eq.qdd])
+            h = eq.h + eq.G
+            cse_M, cse_h = sp.cse(eq.M, list=False), sp.cse(h, list=False)  # (replacements, reduced)
             t2 = time.perf_counter()
-            n = chain.n
-            raw_M = sp.lambdify([eq.q], list(eq.M), modules="math", cse=True)
-            raw_h = sp.lambdify([eq.q, eq.qd], list(eq.h + eq.G), modules="math", cse=True)
-            raw_tau = sp.lambdify([eq.q, eq.qd, eq.qdd], list(eq.tau), modules="math", cse=True)
+            M_f = mbdlib.lambdify_matrix(eq.M, [eq.q], cse=lambda e: cse_M, matrix=True)
+            h_f = mbdlib.lambdify_matrix(h, [eq.q, eq.qd], cse=lambda e: cse_h)
             t3 = time.perf_counter()
+            raw_M = sp.lambdify([eq.q], list(cse_M[1]), modules="math", cse=lambda e: (cse_M[0], e))
+            raw_h = sp.lambdify([eq.q, eq.qd], list(cse_h[1]), modules="math", cse=lambda e: (cse_h[0], e))
+            t4 = time.perf_counter()
     except OverBudget:
         return None
-    times = {"derive": t1 - t0, "lambdify": t2 - t1, "lambdify math": t3 - t2}
-    generated = {"inverse dynamics": lambda q, qd, qdd: tau_f(q, qd, qdd),
+    times = {"derive": t1 - t0, "cse": t2 - t1, "lambdify": t3 - t2, "lambdify math": t4 - t3}
+    generated = {"inverse dynamics": lambda q, qd, qdd: M_f(q) @ qdd + h_f(q, qd),
                  "mass matrix": lambda q, qd, x: M_f(q),
                  "forward dynamics": lambda q, qd, tau: _cholesky_solve(M_f(q), tau - h_f(q, qd))}
 
     def M_math(q):
         return np.array(raw_M(q.tolist())).reshape(n, n)
 
-    math = {"inverse dynamics": lambda q, qd, qdd: np.array(raw_tau(q.tolist(), qd.tolist(), qdd.tolist())),
+    def h_math(q, qd):
+        return np.array(raw_h(q.tolist(), qd.tolist()))
+
+    math = {"inverse dynamics": lambda q, qd, qdd: M_math(q) @ qdd + h_math(q, qd),
             "mass matrix": lambda q, qd, x: M_math(q),
-            "forward dynamics": lambda q, qd, tau: _cholesky_solve(
-                M_math(q), tau - np.array(raw_h(q.tolist(), qd.tolist())))}
+            "forward dynamics": lambda q, qd, tau: _cholesky_solve(M_math(q), tau - h_math(q, qd))}
     return generated, math, times
 
 
@@ -166,13 +204,13 @@ def modern_robotics(chain: mbdlib.Chain):
 
 
 # --------------------------------------------------------------------------- Pinocchio
-def pinocchio(path: Path, n: int):
-    """``{operation: f}`` of Pinocchio from the URDF file, or a string saying why there is none."""
+def pinocchio(urdf: str, n: int):
+    """``{operation: f}`` of Pinocchio from the URDF text, or a string saying why there is none."""
     try:
         import pinocchio as pin
     except ImportError:
         return "not installed"
-    model = pin.buildModelFromUrdf(str(path))
+    model = pin.buildModelFromXML(urdf)
     if model.nv != n or model.nq != n:
         return f"nq = {model.nq}, nv = {model.nv} in Pinocchio, n = {n} in mbdlib"
     model.gravity.linear = GRAVITY
@@ -212,8 +250,9 @@ def difference(reference: dict, other: dict, n: int) -> dict:
     return out
 
 
-def measure(chain: mbdlib.Chain, path: Path, seconds: float = DERIVE_BUDGET) -> dict:
+def measure(urdf: str, seconds: float = DERIVE_BUDGET) -> dict:
     """Everything for one robot: ``{"times": {lib: {op: s or str}}, "diff": {lib: {op: d}}, ...}``."""
+    chain = load_urdf(urdf)
     n = chain.n
     libs = {"mbdlib readable": readable(chain)}
     gen = derive(chain, seconds)
@@ -223,7 +262,7 @@ def measure(chain: mbdlib.Chain, path: Path, seconds: float = DERIVE_BUDGET) -> 
     else:
         libs["mbdlib generated"], libs["generated, math"], derive_times = gen
     libs["modern-robotics"] = modern_robotics(chain)
-    libs["Pinocchio"] = pinocchio(path, n)
+    libs["Pinocchio"] = pinocchio(urdf, n)
     q, qd, x = states(n, 1, seed=1)[0]
     times, diffs = {}, {}
     for name, funcs in libs.items():
@@ -259,7 +298,7 @@ def _ratio(a, b) -> str:
     return "-" if isinstance(a, str) or isinstance(b, str) else f"{a / b:.1f}"
 
 
-def report(robot: str, result: dict) -> str:
+def report(robot: str, source: str, result: dict) -> str:
     times, diffs, n = result["times"], result["diff"], result["n"]
     libs = list(times)
     rows = [[op, *(_us(times[lib][op]) for lib in libs),
@@ -270,24 +309,20 @@ def report(robot: str, result: dict) -> str:
               "generated / Pinocchio (target <= 20)", "generated math / Pinocchio"]
     d = result["derive"]
     derived = ("symbolic equations over budget" if d is None else
-               f"generated path: kane_equations {d['derive']:.1f} s, lambdify(cse=True) {d['lambdify']:.1f} s"
-               f" (math variant {d['lambdify math']:.1f} s)")
+               f"generated path: kane_equations {d['derive']:.1f} s, cse {d['cse']:.1f} s, lambdify "
+               f"{d['lambdify']:.1f} s (math variant {d['lambdify math']:.1f} s)")
     agree = [[op, *(f"{diffs[lib][op]:.1e}" if lib in diffs else "-" for lib in libs[1:])]
              for op in OPERATIONS]
-    return (f"{robot}: n = {n} joints; {derived}\n" + table(rows, header)
+    return (f"{robot} ({source}): n = {n} joints; {derived}\n" + table(rows, header)
             + "\nmax relative difference to mbdlib readable (3 random states)\n"
             + table(agree, ["operation", *libs[1:]]))
 
 
 def main(seconds: float = DERIVE_BUDGET) -> str:
     parts = [f"Dynamics of real arms, same URDF everywhere, µs per call ({machine()}; {_versions()})"]
-    for robot in ROBOTS:
-        if f"{robot}.urdf" not in course_robots():
-            parts.append(f"{robot}: no {robot}.urdf in mbdlib/data yet; skipped")
-            continue
-        path = data_path(robot)
-        parts.append(report(robot.upper() if robot == "ur5" else robot.capitalize(),
-                            measure(load_urdf(path), path, seconds)))
+    for robot, urdf, source in robots():
+        parts.append(f"{robot}: skipped ({source})" if urdf is None
+                     else report(robot, source, measure(urdf, seconds)))
     return "\n\n".join(parts)
 
 
