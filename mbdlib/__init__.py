@@ -18,9 +18,11 @@ Conventions (stated once, in the book's "Conventions" page):
 * Quaternions (Euler parameters) are scalar-first ``(e0, e1, e2, e3)``.
 """
 
+from .assembly import AssembledSystem, ModelReport, assemble_system, compare_models, model_report
 from .bodies import RigidBody, parallel_axis, rotate_inertia
 from .chain import Chain, Joint, Link
 from .constraints import DofReport, Motion, rank_analysis
+from .coordinates import ChainSystem, RelativeModel, body_states, convert, mechanism
 from .dae import (
     SimulationResult,
     accelerations,
@@ -109,5 +111,8 @@ __all__ = [
     # constrained (DAE) integration
     "SimulationResult", "accelerations", "kkt_matrix", "project_positions", "project_velocities",
     "redundant_rows", "simulate_constrained",
+    # coordinate choice and system assembly
+    "RelativeModel", "ChainSystem", "body_states", "convert", "mechanism", "AssembledSystem", "ModelReport",
+    "assemble_system", "model_report", "compare_models",
 ]
 __version__ = "0.1.0"
