@@ -55,6 +55,7 @@ test-fast: install
 	$(BIN)/python -m pytest -n 2 -m "not book and not slow" tests mbdlib
 
 bench: install
+	$(BIN)/python -m pip install -q -e ".[bench]"
 	$(BIN)/python bench/run_all.py
 
 clean:

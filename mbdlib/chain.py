@@ -147,13 +147,18 @@ class Joint:
         return bk.is_symbolic(self.axis, self.origin, self.rotation)
 
     def _elementary_index(self):
-        """0, 1 or 2 if the (numeric) axis is +x, +y or +z, else None."""
-        if bk.is_symbolic(self.axis):
-            return None
-        for i in range(3):
-            if np.allclose(self.axis, np.eye(3)[i], atol=0, rtol=0):
-                return i
-        return None
+        """0, 1 or 2 if the (numeric) axis is +x, +y or +z, else None (computed once: joints are immutable)."""
+        try:
+            return self._elementary
+        except AttributeError:
+            pass
+        index = None
+        if not bk.is_symbolic(self.axis):
+            for i in range(3):
+                if np.array_equal(self.axis, np.eye(3)[i]):
+                    index = i
+        object.__setattr__(self, "_elementary", index)  # a cache, not part of the joint's value
+        return index
 
     def transform(self, q, symbolic: bool = False):
         """DCM and position of the child frame relative to the parent.
