@@ -331,13 +331,17 @@ class ClosedRates:
     thetadd: list | None
     S: object
     pv: object
+    subs: list
 
 
 def closed_rates(cc: ClosedChain, q, qd, qdd, theta_p, simplify=None) -> ClosedRates:
     """θ̇ = S q̇ and θ̈ = S q̈ − [0; J_p⁻¹ J̇ θ̇] from the loop's velocity and acceleration constraints.
 
-    ``simplify`` (symbolic mode, e.g. :func:`trig_canonical`) is applied to the
-    loop Jacobian, J̇θ̇ and the passive rates, which keeps the formulas small.
+    Symbolic mode: the passive rates and accelerations are placeholder symbols
+    in ``thetad``/``thetadd`` (kept small through the recursion); ``subs`` lists
+    the substitutions, in order, that give them as formulas.  ``simplify``
+    (e.g. :func:`trig_canonical`) is applied to the loop Jacobian, J̇θ̇ and the
+    passive rates.
     """
     theta = cc.tree_coordinates(q, theta_p)
     sym = bk.is_symbolic(theta, qd, qdd) or cc.chain.is_symbolic
@@ -350,13 +354,30 @@ def closed_rates(cc: ClosedChain, q, qd, qdd, theta_p, simplify=None) -> ClosedR
     for k, i in enumerate(cc.passive):
         S[i, :] = B[k, :]
     thetad = list(S @ _stack(_entries(qd, cc.n, "qd"), sym))
+    subs = []
+    if sym:                                                     # placeholders u_k for θ̇_p, w_k for θ̈_p
+        u = sp.symbols(f"u_1:{len(cc.passive) + 1}", cls=sp.Dummy)
+        subs.append({u[k]: thetad[i] for k, i in enumerate(cc.passive)})
+        for k, i in enumerate(cc.passive):
+            thetad[i] = u[k]
     if qdd is None:
-        return ClosedRates(theta, thetad, None, S, pv)
+        return ClosedRates(theta, thetad, None, S, pv, subs)
     bias = _passive_solve(cc, J_p, _tidy(loop_bias(cc, theta, thetad), simplify), simplify)  # J_p⁻¹ J̇ θ̇
     thetadd = list(S @ _stack(_entries(qdd, cc.n, "qdd"), sym))
     for k, i in enumerate(cc.passive):
         thetadd[i] = thetadd[i] - bias[k]                       # θ̈_p = B q̈ − J_p⁻¹ J̇ θ̇
-    return ClosedRates(theta, thetad, thetadd, S, pv)
+    if sym:
+        w = sp.symbols(f"w_1:{len(cc.passive) + 1}", cls=sp.Dummy)
+        subs.insert(0, {w[k]: thetadd[i] for k, i in enumerate(cc.passive)})
+        for k, i in enumerate(cc.passive):
+            thetadd[i] = w[k]
+    return ClosedRates(theta, thetad, thetadd, S, pv, subs)
+
+
+def _substitute(x, subs):
+    for d in subs:
+        x = x.xreplace(d)
+    return x
 
 
 def closed_partial_velocities(cc: ClosedChain, rates: ClosedRates):
@@ -434,7 +455,7 @@ def closed_kane_inverse_dynamics(cc: ClosedChain, q, qd, qdd, theta_p, gravity=(
                              symbolic=sym)                    # the base rises with g (Ma, Xu & Li 1988)
     omega_p, v_c_p = closed_partial_velocities(cc, rates)
     tau = _kane_sum(cc, kin, omega_p, v_c_p, external_loads(cc.chain, f_ext, sym), sym)
-    return as_output(tau, sym)
+    return _substitute(as_output(tau, sym), rates.subs) if sym else as_output(tau, sym)
 
 
 def closed_mass_matrix(cc: ClosedChain, q, theta_p, simplify=None):
@@ -475,7 +496,7 @@ class ClosedKaneEquations:
 
 
 def closed_kane_equations(cc: ClosedChain, theta_p, gravity=(0, 0, -9.81), f_ext=None, q=None,
-                          simplify=None) -> ClosedKaneEquations:
+                          simplify=None, final=None) -> ClosedKaneEquations:
     """Symbolic ``τ = M(q) q̈ + h(q, q̇) + G(q)`` of a closed chain by the recursive Kane algorithm.
 
     Parameters
@@ -488,8 +509,12 @@ def closed_kane_equations(cc: ClosedChain, theta_p, gravity=(0, 0, -9.81), f_ext
     q : sequence of Symbol, optional
         Symbols of the generalized coordinates (default ``q1 ... qn``); rates are ``qd1 ...``.
     simplify : callable, optional
-        Applied to the loop quantities and to each entry of the result; default
-        :func:`trig_canonical` (``None`` or ``False`` in a call: pass ``lambda e: e``).
+        Applied to the loop quantities (Jacobian, J̇θ̇, passive rates); default
+        :func:`trig_canonical`.
+    final : callable, optional
+        Applied to each entry of M, h, G (e.g. ``sympy.trigsimp`` when the
+        passive angles are closed-form formulas); default none: the passive
+        rates stay nested in h.
 
     Returns
     -------
@@ -502,7 +527,7 @@ def closed_kane_equations(cc: ClosedChain, theta_p, gravity=(0, 0, -9.81), f_ext
     theta_p = tuple(sp.sympify(t) for t in theta_p)
     simplify = trig_canonical if simplify is None else simplify
     zeros = [0] * n
-    M = _tidy(closed_mass_matrix(cc, q, theta_p, simplify), simplify)
-    h = _tidy(closed_kane_inverse_dynamics(cc, q, qd, zeros, theta_p, (0, 0, 0), None, simplify), simplify)
-    G = _tidy(closed_kane_inverse_dynamics(cc, q, zeros, zeros, theta_p, gravity, f_ext, simplify), simplify)
+    M = _tidy(closed_mass_matrix(cc, q, theta_p, simplify), final)
+    h = _tidy(closed_kane_inverse_dynamics(cc, q, qd, zeros, theta_p, (0, 0, 0), None, simplify), final)
+    G = _tidy(closed_kane_inverse_dynamics(cc, q, zeros, zeros, theta_p, gravity, f_ext, simplify), final)
     return ClosedKaneEquations(M, h, G, q, qd, qdd, theta_p)

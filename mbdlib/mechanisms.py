@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 import sympy as sp
@@ -45,9 +46,11 @@ from .kane_closed import (
     closed_kane_inverse_dynamics,
     closed_mass_matrix,
     closed_rates,
+    trig_canonical,
 )
 
-__all__ = ["fourbar_arm", "FourBarArm", "FourBarEquations", "FourBarSimulation", "FOURBAR_DEFAULTS"]
+__all__ = ["fourbar_arm", "fourbar_kanes_method", "FourBarArm", "FourBarEquations", "FourBarSimulation",
+           "FOURBAR_DEFAULTS"]
 
 #: Default parameters of :func:`fourbar_arm` (SI units): a parallelogram.
 FOURBAR_DEFAULTS = dict(g=9.81, L1=0.60, L2=0.50, L3=0.15, L4=0.60, b2=(-0.15, 0.0), m1=8.0, m2=4.0, m3=1.0,
@@ -78,11 +81,16 @@ def _cross2(a, b) -> float:
     return float(a[0] * b[1] - a[1] * b[0])
 
 
+def _exact(x):
+    """A float as the rational its decimal repr shows (0.6 -> 3/5)."""
+    return sp.Rational(repr(float(x)))
+
+
 def _state(x, name: str) -> np.ndarray:
     try:
         a = np.asarray(x, dtype=float)
     except (TypeError, ValueError):
-        raise ShapeError(f"{name} must be 2 numbers (one per actuator: q1 upper arm, q2 crank), got {x!r}") from None
+        raise ShapeError(f"{name} must be 2 numbers (q1 upper arm, q2 crank), got {x!r}") from None
     if a.shape != (2,) or not np.all(np.isfinite(a)):
         raise ShapeError(f"{name} must be 2 finite numbers (q1 upper arm, q2 crank), got {x!r}")
     return a
@@ -113,15 +121,16 @@ def _validate(params: dict) -> dict:
         out[key] = float(value)
     c = float(np.hypot(*out["b2"]))
     if c == 0:
-        raise ModelError("fourbar_arm: b2 (the pin B on the forearm) must not sit at the elbow E; give b2 != (0, 0)")
+        raise ModelError("fourbar_arm: b2 (the pin B on the forearm) must not sit at the elbow E; "
+                         "give b2 != (0, 0)")
     # |AE| sweeps [|L1 - L3|, L1 + L3]; the coupler and the pin reach [|L4 - |b2||, L4 + |b2|]
     lo, hi = abs(out["L1"] - out["L3"]), out["L1"] + out["L3"]
     reach_lo, reach_hi = abs(out["L4"] - c), out["L4"] + c
     if reach_hi < lo or reach_lo > hi:
         raise ModelError(
             f"fourbar_arm: the loop can never close: the distance |AE| between crank pin A and elbow E "
-            f"ranges over [{lo:.4g}, {hi:.4g}] m but L4 = {out['L4']:.4g} m with |b2| = {c:.4g} m reaches only "
-            f"[{reach_lo:.4g}, {reach_hi:.4g}] m; change L4 (or b2, L1, L3)")
+            f"ranges over [{lo:.4g}, {hi:.4g}] m but L4 = {out['L4']:.4g} m with |b2| = {c:.4g} m reaches "
+            f"only [{reach_lo:.4g}, {reach_hi:.4g}] m; change L4 (or b2, L1, L3)")
     return out
 
 
@@ -142,7 +151,7 @@ def fourbar_arm(**params) -> FourBarArm:
     Examples
     --------
     >>> arm = fourbar_arm()
-    >>> arm.passive_angles([0.3, 1.2]).round(12)      # parallelogram: θ2 = q2 + π, θ4 = q1
+    >>> np.mod(arm.passive_angles([0.3, 1.2]), 2 * np.pi).round(12)   # parallelogram: θ2 = q2 + π, θ4 = q1
     array([4.34159265, 0.3       ])
     >>> arm.inverse_dynamics([0.0, np.pi / 2], [0.0, 0.0], [0.0, 0.0]).round(4)   # holding still
     array([48.8538,  0.    ])
@@ -221,7 +230,8 @@ class FourBarArm:
     def is_parallelogram(self) -> bool:
         """True if L3 = |b2|, b2 along −x2 and L4 = L1 (then θ2 = q2 + π, θ4 = q1)."""
         p = self.params
-        return bool(np.allclose(p["b2"], (-p["L3"], 0.0), rtol=0, atol=1e-12) and abs(p["L4"] - p["L1"]) < 1e-12)
+        pin_on_axis = np.allclose(p["b2"], (-p["L3"], 0.0), rtol=0, atol=1e-12)
+        return bool(pin_on_axis and abs(p["L4"] - p["L1"]) < 1e-12)
 
     # ------------------------------------------------------------------ kinematics
     def passive_angles(self, q) -> np.ndarray:
@@ -243,9 +253,9 @@ class FourBarArm:
         a = (L4**2 - c**2 + dist**2) / (2 * dist) if dist > 0 else np.nan
         h2 = L4**2 - a**2
         if not np.isfinite(h2) or h2 < -1e-12 * L4**2:
-            raise ModelError(f"four-bar arm: the loop cannot close at q = {q.tolist()}: |AE| = {dist:.6g} m is "
-                             f"outside [{abs(L4 - c):.6g}, {L4 + c:.6g}] m reachable with L4 = {L4:.6g} m and "
-                             f"|b2| = {c:.6g} m")
+            raise ModelError(f"four-bar arm: the loop cannot close at q = {q.tolist()}: |AE| = {dist:.6g} m "
+                             f"is outside [{abs(L4 - c):.6g}, {L4 + c:.6g}] m reachable with "
+                             f"L4 = {L4:.6g} m and |b2| = {c:.6g} m")
         u = (E - A) / dist
         B = A + a * u + np.sqrt(max(h2, 0.0)) * _perp(u)        # left of A -> E
         theta4 = np.arctan2(*(B - A)[::-1])
@@ -289,9 +299,9 @@ class FourBarArm:
     def _singular(self, q, exc) -> SingularityError:
         hint = " (parallelogram: change points at q2 − q1 = 0 or π)" if self.is_parallelogram else ""
         return SingularityError(
-            f"four-bar arm at q = {np.round(q, 6).tolist()} (q2 − q1 = {q[1] - q[0]:.6g} rad): A, E and B line "
-            f"up, a change point of the four-bar{hint}; the loop's velocity constraint does not fix the passive "
-            f"rates θ̇2, θ̇4 here, so the dynamics is undefined. Move away from it. [{exc}]")
+            f"four-bar arm at q = {np.round(q, 6).tolist()} (q2 − q1 = {q[1] - q[0]:.6g} rad): A, E and B "
+            f"line up, a change point of the four-bar{hint}; the loop's velocity constraint does not fix the "
+            f"passive rates θ̇2, θ̇4 here, so the dynamics is undefined. Move away from it. [{exc}]")
 
     def passive_rates(self, q) -> np.ndarray:
         """``B`` with (θ̇2, θ̇4) = B q̇ (absolute rates), shape (2, 2); SingularityError at change points."""
@@ -335,11 +345,43 @@ class FourBarArm:
         tau = _state(tau, "tau")
         return np.linalg.solve(self.mass_matrix(q), tau - self.inverse_dynamics(q, qd, [0.0, 0.0]))
 
+    def compiled(self):
+        """Fast numeric ``M(q)`` and ``h + G`` from :meth:`equations` (lambdify with cse), cached.
+
+        Returns
+        -------
+        (M_f, hG_f) : callables ``M_f(q) -> (2, 2)`` and ``hG_f(q, qd) -> (2,)``
+        """
+        if getattr(self, "_compiled", None) is None:
+            eq = self.equations()
+            args = [eq.q, eq.qd, eq.passive or sp.symbols("th2 th4")]
+            M = sp.lambdify(args, eq.M, modules="numpy", cse=True)
+            hG = sp.lambdify(args, eq.h + eq.G, modules="numpy", cse=True)
+            zero = np.zeros(2)
+            def M_f(q):
+                return np.asarray(M(q, zero, self._passive_checked(q)), dtype=float)
+
+            def hG_f(q, qd):
+                return np.asarray(hG(q, qd, self._passive_checked(q)), dtype=float).ravel()
+
+            self._compiled = (M_f, hG_f)
+        return self._compiled
+
+    def _passive_checked(self, q):
+        """Passive angles, refusing the change points (where the formulas divide by zero)."""
+        J_p = self.loop_jacobian(q)[:, [1, 3]]
+        s = np.linalg.svd(J_p, compute_uv=False)
+        if s[-1] <= 1e-9 * s[0]:
+            raise self._singular(np.asarray(q, dtype=float), f"singular values of J_p {s}")
+        return self.passive_angles(q)
+
     def energy(self, q, qd) -> float:
-        """Kinetic + potential energy [J]; the constant tip force counts as potential ``−F_tip · P``."""
+        """Kinetic + potential energy [J]; the constant tip force counts as potential ``−F_tip · P``.
+
+        Computed from the absolute angles and rates (the explicit loop Jacobian), not from the Kane code.
+        """
         q, qd = _state(q, "q"), _state(qd, "qd")
-        th, thd = self.angles(q), self.passive_rates(q) @ qd
-        w = np.array([qd[0], thd[0], qd[1], thd[1]])            # absolute angular velocities
+        th, w, _ = self._lagrange_state(q, qd)                    # absolute angles and angular velocities
         T = V = 0.0
         for k, (r, v) in enumerate(self._centres(th, w)):
             m, I = self.params[f"m{k + 1}"], self.params[f"I{k + 1}"]
@@ -358,10 +400,13 @@ class FourBarArm:
             out.append((J + s, vJ + w[k] * _perp(s)))
         return out
 
-    def simulate(self, q0, qd0, t_end, tau=None, rtol=1e-10, atol=1e-10, t_eval=None) -> FourBarSimulation:
+    def simulate(self, q0, qd0, t_end, tau=None, rtol=1e-10, atol=1e-10, t_eval=None,
+                 fast: bool = True) -> FourBarSimulation:
         """Integrate ``M q̈ = τ − h − G`` (scipy DOP853) from (q0, qd0) over [0, t_end].
 
-        ``tau``: None (no torques), a constant (2,) or ``tau(t, q, qd)``.
+        ``tau``: None (no torques), a constant (2,) or ``tau(t, q, qd)``.  ``fast`` uses
+        :meth:`compiled` (the symbolic Kane equations, lambdified; a few seconds to derive
+        once), otherwise the numeric recursion at every step (readable, slow).
         """
         q0, qd0 = _state(q0, "q0"), _state(qd0, "qd0")
         if not (isinstance(t_end, numbers.Real) and t_end > 0):
@@ -374,8 +419,12 @@ class FourBarArm:
             const = _state(tau, "tau")
             torque = lambda t, q, qd: const                  # noqa: E731
 
+        M_f, hG_f = self.compiled() if fast else (self.mass_matrix, lambda q, qd: self.inverse_dynamics(
+            q, qd, [0.0, 0.0]))
+
         def rhs(t, y):
-            return np.concatenate([y[2:], self.forward_dynamics(y[:2], y[2:], torque(t, y[:2], y[2:]))])
+            q, qd = y[:2], y[2:]
+            return np.concatenate([qd, np.linalg.solve(M_f(q), torque(t, q, qd) - hG_f(q, qd))])
 
         sol = solve_ivp(rhs, (0.0, float(t_end)), np.concatenate([q0, qd0]), method="DOP853", rtol=rtol,
                         atol=atol, t_eval=t_eval)
@@ -481,8 +530,8 @@ class FourBarArm:
         """
         parallelogram = self.is_parallelogram if parallelogram is None else bool(parallelogram)
         if parallelogram and not (symbolic_params or self.is_parallelogram):
-            raise ModelError("equations(parallelogram=True): this arm is not a parallelogram (needs L3 = |b2|, "
-                             "b2 along −x2, L4 = L1); use parallelogram=False")
+            raise ModelError("equations(parallelogram=True): this arm is not a parallelogram (needs "
+                             "L3 = |b2|, b2 along −x2, L4 = L1); use parallelogram=False")
         q = sp.symbols("q1 q2")
         p, symbols = dict(self.params), {}
         if symbolic_params:
@@ -494,8 +543,9 @@ class FourBarArm:
                     symbols[key] = p[key] = sp.Symbol(key, positive=True)
             if parallelogram:
                 p["L4"], p["b2"] = p["L1"], [-p["L3"], 0]
-        chain, cc = self._tree(p), None
-        cc = self._closed(chain, p)
+        else:   # exact rationals (0.6 -> 3/5): the loop's cancellations are then exact, no round-off debris
+            p = {k: [_exact(x) for x in v] if k in _VECTORS else _exact(v) for k, v in p.items()}
+        cc = self._closed(self._tree(p), p)
         if parallelogram:
             th2, th4, passive = q[1] + sp.pi, q[0], ()
         else:
@@ -504,36 +554,104 @@ class FourBarArm:
         r = [sp.cos(th2) * (p["L2"] - p["d2"][0]) + sp.sin(th2) * p["d2"][1],
              sp.sin(th2) * (p["L2"] - p["d2"][0]) - sp.cos(th2) * p["d2"][1]]   # R(θ2) (L2 x2 − d2)
         f_ext = {"forearm": ((F[0], F[1], 0), (0, 0, r[0] * F[1] - r[1] * F[0]))}
-        tidy = sp.trigsimp if parallelogram else None
+        final = (lambda e: sp.trigsimp(trig_canonical(e))) if parallelogram else None
         eq = closed_kane_equations(cc, [th2 - q[0], th4 - q[1]], gravity=(0, -p["g"], 0), f_ext=f_ext, q=q,
-                                   simplify=tidy)
+                                   final=final)
+        if not symbolic_params:                               # numbers as floats again, for reading
+            eq.M, eq.h, eq.G = (x.evalf() for x in (eq.M, eq.h, eq.G))
         return FourBarEquations(eq.M, eq.h, eq.G, eq.q, eq.qd, eq.qdd, eq.theta_p, passive, symbols)
 
     def decoupling_coefficients(self) -> dict:
         """M12 of the parallelogram, ``M12 = c_cos cos(q2 − q1) + c_sin sin(q2 − q1)``, as formulas.
 
-        Derived from the symbolic Kane equations (symbolic parameters); the arm is
-        dynamically decoupled (M12 ≡ 0) when both vanish.
+        Derived once (cached) from the symbolic Kane equations with symbolic parameters; the
+        arm is dynamically decoupled (M12 ≡ 0) when both vanish.  By hand:
+        ``c_cos = m4 L3 d4x − m2 L1 d2x``, ``c_sin = m2 L1 d2y + m4 L3 d4y``.
 
         Returns
         -------
         dict
             ``{"cos": c_cos, "sin": c_sin, "M12": the full formula, "symbols": parameter symbols}``.
         """
-        eq = self.equations(symbolic_params=True, parallelogram=True)
-        M12 = sp.simplify(eq.M[0, 1])
-        q1, q2 = eq.q
-        c_cos = sp.simplify(M12.subs({q1: 0, q2: 0}))
-        c_sin = sp.simplify(M12.subs({q1: 0, q2: sp.pi / 2}))
-        return {"cos": c_cos, "sin": c_sin, "M12": M12, "symbols": eq.params}
+        return _parallelogram_coefficients()
 
     def decoupled(self, tol: float = 1e-12) -> bool:
         """True if this (parallelogram) arm has M12 ≡ 0 (both decoupling coefficients vanish)."""
         if not self.is_parallelogram:
-            raise ModelError("decoupled(): the decoupling condition is derived for the parallelogram; this arm "
-                             "is not one (L3 = |b2|, b2 along −x2, L4 = L1)")
+            raise ModelError("decoupled(): the decoupling condition is derived for the parallelogram; this "
+                             "arm is not one (L3 = |b2|, b2 along −x2, L4 = L1)")
         coeffs = self.decoupling_coefficients()
         values = {}
         for key, sym in coeffs["symbols"].items():
-            values.update(zip(sym, self.params[key], strict=True) if key in _VECTORS else {sym: self.params[key]})
+            pairs = zip(sym, self.params[key], strict=True) if key in _VECTORS else [(sym, self.params[key])]
+            values.update(pairs)
         return all(abs(float(coeffs[k].subs(values))) <= tol for k in ("cos", "sin"))
+
+
+@cache
+def _parallelogram_coefficients() -> dict:
+    eq = FourBarArm().equations(symbolic_params=True, parallelogram=True)
+    M12 = sp.simplify(eq.M[0, 1])
+    q1, q2 = eq.q
+    c_cos = sp.simplify(M12.subs({q1: 0, q2: 0}))
+    c_sin = sp.simplify(M12.subs({q1: 0, q2: sp.pi / 2}))
+    return {"cos": c_cos, "sin": c_sin, "M12": M12, "symbols": eq.params}
+
+
+# ---------------------------------------------------------------------- the peer: sympy.physics.mechanics
+def fourbar_kanes_method(arm: FourBarArm):
+    """The same arm in ``sympy.physics.mechanics.KanesMethod`` with dependent coordinates and speeds.
+
+    The peer formulation for the tests and the benchmark: four absolute angles
+    (q1, q2 independent; th2, th4 dependent), the loop as two configuration
+    constraints and their time derivatives as velocity constraints (Kane &
+    Levinson 1985, §2.13; sympy's "nonholonomic" KanesMethod).
+
+    Returns
+    -------
+    dict
+        ``km`` (the KanesMethod after ``kanes_equations``), ``fr``, ``frstar``,
+        ``q`` (q1, q2, th2, th4), ``u`` (u1, u2, u3, u4: rates of the same),
+        ``tau`` (tau1, tau2), ``velocity_constraints`` (list of 2).
+    """
+    from sympy.physics import mechanics as me  # heavy import: only when asked
+
+    p = {k: [_exact(x) for x in v] if k in _VECTORS else _exact(v) for k, v in arm.params.items()}
+    q1, q2, th2, th4 = q = me.dynamicsymbols("q1 q2 th2 th4")
+    u = me.dynamicsymbols("u1 u2 u3 u4")
+    tau = sp.symbols("tau1 tau2")
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    frames = []
+    for k, (angle, rate) in enumerate(zip((q1, th2, q2, th4), (u[0], u[2], u[1], u[3]), strict=True)):
+        F = N.orientnew(f"F{k + 1}", "Axis", (angle, N.z))
+        F.set_ang_vel(N, rate * N.z)
+        frames.append(F)
+    F1, F2, F3, F4 = frames
+    E = O.locatenew("E", p["L1"] * F1.x)
+    A = O.locatenew("A", p["L3"] * F3.x)
+    E.v2pt_theory(O, N, F1)
+    A.v2pt_theory(O, N, F3)
+    joints = (O, E, O, A)
+    bodies, loads = [], []
+    for k, (J, F) in enumerate(zip(joints, frames, strict=True)):
+        d = p[f"d{k + 1}"]
+        C = J.locatenew(f"C{k + 1}", d[0] * F.x + d[1] * F.y)
+        C.v2pt_theory(J, N, F)
+        m = p[f"m{k + 1}"]
+        bodies.append(me.RigidBody(f"link{k + 1}", C, F, m, (me.inertia(F, 0, 0, p[f"I{k + 1}"]), C)))
+        loads.append((C, -m * p["g"] * N.y))
+    P = E.locatenew("P", p["L2"] * F2.x)
+    P.v2pt_theory(E, N, F2)
+    loads += [(F1, tau[0] * N.z), (F3, tau[1] * N.z), (P, p["F_tip"][0] * N.x + p["F_tip"][1] * N.y)]
+    loop = (A.pos_from(O) + p["L4"] * F4.x) - (E.pos_from(O) + p["b2"][0] * F2.x + p["b2"][1] * F2.y)
+    config = [loop.dot(N.x), loop.dot(N.y)]
+    qdot = {sp.diff(qi, me.dynamicsymbols._t): ui for qi, ui in zip(q, u, strict=True)}
+    velocity = [sp.diff(c, me.dynamicsymbols._t).subs(qdot) for c in config]
+    kd = [sp.diff(qi, me.dynamicsymbols._t) - ui for qi, ui in zip(q, u, strict=True)]
+    km = me.KanesMethod(N, q_ind=[q1, q2], u_ind=u[:2], kd_eqs=kd, q_dependent=[th2, th4],
+                        configuration_constraints=config, u_dependent=u[2:], velocity_constraints=velocity)
+    fr, frstar = km.kanes_equations(bodies, loads)
+    return {"km": km, "fr": fr, "frstar": frstar, "q": tuple(q), "u": tuple(u), "tau": tau,
+            "velocity_constraints": velocity}
