@@ -153,8 +153,10 @@ def fourbar_arm(**params) -> FourBarArm:
     >>> arm = fourbar_arm()
     >>> np.mod(arm.passive_angles([0.3, 1.2]), 2 * np.pi).round(12)   # parallelogram: θ2 = q2 + π, θ4 = q1
     array([4.34159265, 0.3       ])
-    >>> arm.inverse_dynamics([0.0, np.pi / 2], [0.0, 0.0], [0.0, 0.0]).round(4)   # holding still
-    array([48.8538,  0.    ])
+    >>> arm.inverse_dynamics([0.0, np.pi / 2], [0.0, 0.0], [0.0, 0.0]).round(4) + 0.0   # holding still
+    array([51.5025,  0.    ])
+    >>> 9.81 * (8.0 * 0.30 + 4.0 * 0.60 + 1.5 * 0.30)    # g (m1 d1x + m2 L1 + m4 d4x): the coupler ∥ link 1
+    51.5025
     """
     return FourBarArm(**params)
 
