@@ -45,6 +45,7 @@ from .dynamics import (
 )
 from .errors import MbdError, ModelError, RotationError, ShapeError, SingularityError
 from .kane import KaneEquations, kane_equations, kane_inverse_dynamics
+from .kane_closed import ClosedChain, LoopJoint, closed_kane_equations, closed_kane_inverse_dynamics
 from .kinematics import (
     ChainKinematics,
     PartialVelocities,
@@ -56,6 +57,7 @@ from .kinematics import (
     point_velocity,
 )
 from .lagrange import LagrangeEquations, check_skew, lagrange_equations
+from .mechanisms import FourBarArm, fourbar_arm
 from .newton_euler import JointReactions, newton_euler_body, rnea
 from .planar import Assembly, PlanarBody, PlanarModel
 from .rotations import (
@@ -114,5 +116,8 @@ __all__ = [
     # coordinate choice and system assembly
     "RelativeModel", "ChainSystem", "body_states", "convert", "mechanism", "AssembledSystem", "ModelReport",
     "assemble_system", "model_report", "compare_models",
+    # local closed chains (the 1988 paper's worked example)
+    "LoopJoint", "ClosedChain", "closed_kane_inverse_dynamics", "closed_kane_equations", "FourBarArm",
+    "fourbar_arm",
 ]
 __version__ = "0.1.0"
