@@ -147,7 +147,7 @@ class Joint:
         return bk.is_symbolic(self.axis, self.origin, self.rotation)
 
     def _elementary_index(self):
-        """0, 1 or 2 if the (numeric) axis is +x, +y or +z, else None (computed once: joints are immutable)."""
+        """0, 1 or 2 if the (numeric) axis is +x, +y or +z, else None."""
         try:
             return self._elementary
         except AttributeError:
