@@ -168,9 +168,10 @@ class Joint:
     def __repr__(self):
         return f"{type(self).__name__}({self.name!r}, bodies={self.bodies})"
 
-    # to be provided by subclasses
+    # every joint class defines its equations; the base class alone is not a joint
     def _equations(self, q, qd, symbolic):  # pragma: no cover - abstract
-        raise NotImplementedError
+        raise TypeError(f"{type(self).__name__} is not a complete joint: it must define _equations "
+                        "(see Revolute for an example)")
 
     def _g(self, t):
         """``(g, ġ, g̈)`` of the time-dependent part, or None."""
