@@ -583,6 +583,15 @@ class PlanarModel:
             involved=sorted({names[r] for g in groups for r in g}, key=names.index), nonholonomic=k,
             velocity_dof=self.n - int(velocity_rank), notes=notes)
 
+    def compiled(self):
+        """The same system with ``Φ``, ``Φ_q``, ``γ`` derived once by sympy and lambdified (faster calls).
+
+        Returns a :class:`mbdlib.compiled.CompiledPlanarModel`; build the model completely first.
+        """
+        from .compiled import CompiledPlanarModel
+
+        return CompiledPlanarModel(self)
+
     def simulate(self, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=None, **options):
         """Integrate with :func:`mbdlib.dae.simulate` (methods "projection", "none", "baumgarte",
         "augmented_lagrangian"); returns its result (``t, q, qd, energy, violation, ...``)."""
