@@ -126,6 +126,163 @@ def test_bibliography_lists_every_reference(built_book):
     assert "10.13374/j.issn1001-053x.1988.02.030" in refs
 
 
+# --- the glossary ---------------------------------------------------------------------------------
+
+# The key terms each page introduces (bold terms, section titles, symbols of its equations): each must
+# have a glossary entry whose first use is that page, and the page's text must name it.
+KEY_TERMS = {
+    "intro/modelling_chain": [
+        "modelling chain", "multibody system", "kinematics", "dynamics", "solver", "topology",
+        "modelling checklist", "inertial frame", "generalized coordinates", "mass matrix", "constraint force",
+        "holonomic constraint", "nonholonomic constraint", "degree of freedom", "Lagrange multiplier",
+        "differential-algebraic equation", "constraint violation", "Baumgarte stabilization",
+        "augmented Lagrangian", "Kane's equations", "spherical joint", "universal joint", "gear pair",
+        "contact constraint",
+    ],
+    "conventions": [
+        "direction cosine matrix", "global frame", "body frame", "Euler angles", "intrinsic rotation",
+        "extrinsic rotation", "Euler parameters", "skew-symmetric matrix", "angular velocity",
+    ],
+    "chapters/ch01_kinematics": [
+        "rigid body", "pose", "centre of mass", "Tait–Bryan angles", "proper Euler angles", "gimbal lock",
+        "axis–angle", "angular acceleration", "tangential acceleration", "centripetal acceleration",
+        "Coriolis acceleration", "kinematic chain", "open chain", "revolute joint",
+        "prismatic joint", "recursive algorithm", "partial velocity", "partial angular velocity", "Jacobian",
+    ],
+    "chapters/ch02_dynamics": [
+        "Newton–Euler equations", "Euler's equations", "inertia tensor", "principal axes of inertia",
+        "gyroscopic moment", "intermediate axis", "kinetic energy", "potential energy",
+        "Lagrange's equations",
+        "generalized speeds", "generalized active force", "generalized inertia force",
+        "Coriolis and centrifugal terms",
+        "gravity vector", "inverse dynamics", "forward dynamics", "recursive Newton–Euler algorithm",
+        "joint torque", "ideal constraint", "generalized force", "parallel-axis theorem",
+    ],
+    "chapters/ch03_constraints": [
+        "constraint", "constraint Jacobian", "velocity constraint", "acceleration constraint",
+        "acceleration right-hand side", "driver", "knife edge", "Grübler count", "redundant constraint",
+        "singular configuration", "slider-crank", "four-bar linkage", "parallelogram linkage",
+        "constraint drift", "coordinate projection", "KKT matrix",
+    ],
+    "chapters/ch04_coordinates": [
+        "Cartesian coordinates", "relative coordinates", "mixed coordinates", "closed chain", "cut joint",
+        "spanning tree", "velocity transformation", "transmission angle", "system assembly", "sparsity",
+        "mass-matrix sparsity", "index-3 DAE", "index reduction",
+    ],
+    "chapters/ch05_fourbar_arm": [
+        "local closed chain", "active joint", "passive joint", "loop closure", "end link", "change point",
+        "gravity compensation", "decoupling", "counterweight", "cutting the loop",
+    ],
+}
+# How a page names a term when not by the term itself (or its plural).
+ALIASES = {
+    "multibody system": ["multibody"],
+    "degree of freedom": ["degrees of freedom"],
+    "spherical joint": ["spherical"],
+    "universal joint": ["universal"],
+    "gear pair": ["gears"],
+    "contact constraint": ["contacts"],
+    "global frame": ["global (inertial) frame"],
+    "Tait–Bryan angles": ["tait–bryan"],
+    "proper Euler angles": ["proper euler"],
+    "recursive algorithm": ["recursive kinematics"],
+    "velocity constraint": ["velocity and acceleration equations"],
+    "acceleration constraint": ["velocity and acceleration equations"],
+    "Grübler count": ["grübler's count"],
+}
+# Terms with an entry that their page does not name in its text (with the reason).
+NOT_NAMED = {"parallel-axis theorem": "used by mbdlib.bodies and the chapter-2 exercises, not in the text"}
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def glossary_entries(text: str) -> dict[str, dict]:
+    """Parse the ``{glossary}`` block of glossary.md: term -> {chinese, dagger, doc, definition}."""
+    block = text.split("```{glossary}", 1)[1].split("\n```", 1)[0]
+    entries = {}
+    entry = re.compile(r"^(?P<term>[^\s:][^\n]*)\n  (?P<head>[^\n]*)\n\n  (?P<definition>[^\n]*)", re.M)
+    for m in entry.finditer(block):
+        head = m["head"]
+        chinese = re.match(r"\*\*([^*]+)\*\*", head)
+        doc = re.search(r"introduced in \{doc\}`([^`]+)`", head)
+        entries[m["term"].strip()] = {
+            "chinese": chinese.group(1) if chinese else "", "dagger": "†" in head,
+            "doc": doc.group(1) if doc else None, "definition": m["definition"].strip(), "head": head,
+        }
+    return entries
+
+
+def _page_text(name: str) -> str:
+    """Markdown text of a book page (.md, or the markdown cells of an .ipynb), normalised for search."""
+    md = BOOK / f"{name}.md"
+    if md.is_file():
+        text = md.read_text(encoding="utf-8")
+    else:
+        nb = json.loads((BOOK / f"{name}.ipynb").read_text(encoding="utf-8"))
+        text = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    return re.sub(r"\s+", " ", text.replace("*", "")).lower()
+
+
+@pytest.fixture(scope="module")
+def glossary() -> dict[str, dict]:
+    return glossary_entries((BOOK / "glossary.md").read_text(encoding="utf-8"))
+
+
+def test_glossary_parser_reads_entries_and_finds_faults():
+    text = """```{glossary}
+:sorted:
+
+rigid body
+  **刚体** · introduced in {doc}`chapters/ch01_kinematics`
+
+  A body whose points keep their mutual distances.
+
+pose
+  · introduced in chapters/ch01_kinematics
+
+  Position and orientation.
+```"""
+    entries = glossary_entries(text)
+    assert set(entries) == {"rigid body", "pose"}
+    assert entries["rigid body"]["chinese"] == "刚体"
+    assert entries["rigid body"]["doc"] == "chapters/ch01_kinematics"
+    assert entries["pose"]["chinese"] == "" and entries["pose"]["doc"] is None  # what the test below rejects
+
+
+def test_every_glossary_entry_has_chinese_first_use_and_definition(glossary):
+    pages = set(_toc_files())
+    assert len(glossary) >= 110
+    bad = []
+    for term, e in glossary.items():
+        if not CJK.search(e["chinese"]):
+            bad.append(f"{term!r}: no Chinese term in bold (write **中文**, † if not from the source texts)")
+        if e["doc"] is None:
+            bad.append(f"{term!r}: no first use ('introduced in {{doc}}`page`')")
+        elif e["doc"] not in pages or not any((BOOK / f"{e['doc']}{x}").is_file() for x in (".md", ".ipynb")):
+            bad.append(f"{term!r}: first use {e['doc']!r} is not a page of the book (_toc.yml)")
+        if not e["definition"].endswith((".", ")")) or len(e["definition"]) < 20:
+            bad.append(f"{term!r}: the definition should be one sentence ending with a full stop")
+    assert not bad, "\n".join(bad)
+
+
+def test_every_key_term_has_an_entry_introduced_on_its_page(glossary):
+    bad = []
+    for page, terms in KEY_TERMS.items():
+        text = _page_text(page)
+        for term in terms:
+            entry = glossary.get(term)
+            if entry is None:
+                bad.append(f"{page}: key term {term!r} has no glossary entry")
+                continue
+            if entry["doc"] != page:
+                bad.append(f"{term!r}: first use {entry['doc']!r} in the glossary, {page!r} in KEY_TERMS")
+            low = term.lower()
+            forms = {low, low.removesuffix("s"), low.replace("-", " "), low.removesuffix("y") + "ies"}
+            forms |= {a.lower() for a in ALIASES.get(term, [])}
+            if term not in NOT_NAMED and not any(f in text for f in forms):
+                bad.append(f"{page}: does not name {term!r} (nor {sorted(forms)})")
+    assert not bad, "\n".join(bad)
+
+
 # --- the checker itself can fail ------------------------------------------------------------------
 
 
