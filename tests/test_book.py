@@ -103,6 +103,24 @@ def test_pages_load_nothing_from_the_network_in_source(built_book):
     assert not failures, "\n".join(failures)
 
 
+def test_built_pages_have_working_links_and_download_buttons(built_book):
+    """Static check of every page: local links and #fragments resolve, download buttons work."""
+    ids: dict = {}
+    failures = []
+    for page in check_book.list_pages(built_book):
+        report = check_book.PageReport(str(page.relative_to(built_book)))
+        check_book.check_source(page, page.read_text(encoding="utf-8"), report, build=built_book, ids=ids)
+        failures += [f"{report.page}: {msg}" for msg in report.failures]
+    assert not failures, "\n".join(failures)
+    assert len(ids) >= 5  # the link targets' anchors were read: the fragment check ran
+    for name in _toc_files():  # every notebook page offers its notebook for download
+        if (BOOK / f"{name}.ipynb").is_file():
+            html = (built_book / f"{name}.html").read_text(encoding="utf-8")
+            href = f"_sources/{name}.ipynb"
+            assert href in html, f"{name}.html has no download link to {href}"
+            assert (built_book / href).is_file()
+
+
 def test_vendored_javascript_is_used(built_book):
     chapter = (built_book / "chapters" / "ch01_kinematics.html").read_text(encoding="utf-8")
     assert "_static/vendor/mathjax/tex-chtml.js" in chapter
@@ -309,6 +327,86 @@ def test_check_dom_flags_untypeset_maths_and_missing_widgets(tmp_path):
     assert "no .jupyter-widgets" in text and "no .widget-slider" in text and "Error displaying" in text
 
 
+def _write(path: Path, html: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(html, encoding="utf-8")
+    return path
+
+
+def test_check_links_flags_broken_links_and_missing_fragments(tmp_path):
+    _write(tmp_path / "other.html", '<html><body><h1 id="yes">Other</h1><a name="old"></a></body></html>')
+    _write(tmp_path / "sub" / "index.html", "<html></html>")
+    page = _write(tmp_path / "index.html", (
+        '<html><head><link rel="next" href="gone-next.html"></head><body><p id="here">x</p>'
+        '<a href="other.html#yes">ok</a> <a href="other.html#old">ok</a> <a href="#here">ok</a>'
+        '<a href="sub/">ok</a> <a href="https://doi.org/10.1/x">remote</a> <a href="mailto:a@b.c">mail</a>'
+        '<a href="#">top</a> <a href="missing.html">bad</a> <a href="other.html#nope">bad</a>'
+        '<a href="#gone">bad</a></body></html>'))
+    report = check_book.PageReport("index.html")
+    soup = check_book.BeautifulSoup(page.read_text(), "html.parser")
+    check_book.check_links(tmp_path, page, soup, report, {})
+    text = "\n".join(report.failures)
+    assert len(report.failures) == 4, text
+    assert "missing.html" in text and "gone-next.html" in text
+    assert "no id 'nope' in other.html" in text and "no id 'gone' in index.html" in text
+
+
+def _download_page(href: str | None) -> str:
+    button = ("" if href is None else
+              f'<div class="dropdown dropdown-download-buttons"><ul class="dropdown-menu"><li>'
+              f'<a href="{href}" class="btn btn-sm btn-download-source-button dropdown-item">.ipynb</a>'
+              f'</li></ul></div>')
+    return f"<html><body>{button}<p>text</p></body></html>"
+
+
+OWN = "../_sources/chapters/ch01.ipynb"
+
+
+@pytest.mark.parametrize(("href", "sources", "message"), [
+    (None, [], "no download button"),
+    (OWN, [], "download link target missing or empty"),
+    (OWN, [("chapters/ch01.ipynb", "")], "download link target missing or empty"),
+    ("../_sources/chapters/ch02.ipynb", [("chapters/ch02.ipynb", "{}")], "no download link to the page"),
+    ("https://example.org/ch01.ipynb", [], "not a local file"),
+    (OWN, [("chapters/ch01.ipynb", "{}")], None),  # a working button
+])
+def test_check_downloads_flags_missing_buttons_and_targets(tmp_path, href, sources, message):
+    for rel, content in sources:
+        _write(tmp_path / "_sources" / rel, content)
+    page = _write(tmp_path / "chapters" / "ch01.html", _download_page(href))
+    report = check_book.PageReport("chapters/ch01.html")
+    soup = check_book.BeautifulSoup(page.read_text(), "html.parser")
+    check_book.check_downloads(tmp_path, page, soup, report)
+    if message is None:
+        assert report.failures == []
+    else:
+        assert len(report.failures) == 1 and message in report.failures[0], report.failures
+    generated = _write(tmp_path / "search.html", _download_page(None))  # Sphinx's own pages have none
+    report = check_book.PageReport("search.html")
+    soup = check_book.BeautifulSoup(generated.read_text(), "html.parser")
+    check_book.check_downloads(tmp_path, generated, soup, report)
+    assert report.failures == []
+
+
+def test_saved_controls_and_check_dom_flag_missing_widget_controls(tmp_path):
+    state = json.dumps({"state": {
+        "a": {"model_name": "FloatSliderModel", "state": {"_view_name": "FloatSliderView"}},
+        "b": {"model_name": "FloatLogSliderModel", "state": {"_view_name": "FloatLogSliderView"}},
+        "c": {"model_name": "DropdownModel", "state": {"_view_name": "DropdownView"}},
+        "d": {"model_name": "VBoxModel", "state": {"_view_name": "VBoxView"}},
+    }}, indent=1)
+    controls = check_book.saved_controls(state)
+    assert controls == {".widget-slider": 2, ".widget-dropdown": 1}
+    expect = {"maths": 0, "widget_views": 1, "sliders": 2, "controls": controls, "images": 0}
+    dom = ('<html><body><div class="jupyter-widgets widget-vbox">'
+           '<div class="jupyter-widgets widget-slider widget-hslider"></div></div></body></html>')
+    report = check_book.PageReport("p.html")
+    check_book.check_dom(tmp_path / "p.html", dom, expect, report)
+    text = "\n".join(report.failures)
+    assert "2 .widget-slider control(s), 1 rendered" in text
+    assert "1 .widget-dropdown control(s), 0 rendered" in text
+
+
 def test_page_requests_separates_page_and_browser_requests(tmp_path):
     log = {"constants": {"logEventTypes": {"URL_REQUEST_START_JOB": 7, "OTHER": 1}},
            "events": [
@@ -351,11 +449,27 @@ def test_checker_fails_a_page_without_mathjax(chromium, tmp_path):
     assert "MathJax did not run" in proc.stdout
 
 
+def _png_size(path: Path) -> tuple[int, int]:
+    """(width, height) from a PNG's IHDR chunk."""
+    head = path.read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+def test_page_height_measures_a_tall_page(chromium, tmp_path):
+    page = _write(tmp_path / "tall.html",
+                  '<html><body style="margin:0"><div style="height:5321px">tall</div></body></html>')
+    assert check_book.page_height(chromium, page, tmp_path) == 5321
+    assert not list(tmp_path.glob(".check_book-measure-*")), "the measuring copy was left behind"
+    short = _write(tmp_path / "short.html", '<html><body style="margin:0"><p>short</p></body></html>')
+    assert check_book.page_height(chromium, short, tmp_path) <= 1000
+
+
 def test_built_pages_render_offline_in_chromium(built_book, chromium):
     """Every page: maths typeset, widgets drawn, images present, no network request, no JS error."""
     proc = subprocess.run([sys.executable, str(REPO / "tools" / "check_book.py"), str(built_book),
                            "--screenshots", str(REPO / "artifacts" / "screenshots")],
-                          capture_output=True, text=True, timeout=1800, check=False)
+                          capture_output=True, text=True, timeout=3600, check=False)
     print(proc.stdout)
     assert proc.returncode == 0, f"check_book failed:\n{proc.stdout}\n{proc.stderr[-3000:]}"
     assert "mjx-container" in proc.stdout  # at least one page had maths, and it was typeset
@@ -363,3 +477,15 @@ def test_built_pages_render_offline_in_chromium(built_book, chromium):
     assert chapter_line.startswith("ok") and "mjx-container" in chapter_line
     if "widget-view+json" in (built_book / "chapters" / "ch01_kinematics.html").read_text(encoding="utf-8"):
         assert ".jupyter-widgets" in chapter_line
+    # A whole-page screenshot of every page: chapters, front pages, reference pages.
+    shots = REPO / "artifacts" / "screenshots"
+    for page in check_book.list_pages(built_book):
+        rel = str(page.relative_to(built_book))
+        if rel in check_book.GENERATED_PAGES:
+            continue
+        png = shots / (rel.replace("/", "__").removesuffix(".html") + ".png")
+        assert png.is_file(), f"no screenshot of {rel}"
+        width, height = _png_size(png)
+        assert width == 1280
+        if rel.startswith("chapters/"):  # a chapter is many screens long: the whole of it was captured
+            assert height > 8000, f"{png.name} is {height} px high: not the whole chapter"

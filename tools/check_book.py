@@ -8,20 +8,28 @@ For every page (default: every ``*.html`` of the build, outside ``_static``/``_s
 
 1. **HTML source**: no ``<script src>`` / ``<link href>`` (stylesheet, preload, icon) points to
    ``http(s)://`` or ``//``; every local script, stylesheet and image it references exists.
+   **Links**: every local ``<a href>`` / ``<link href>`` points to a file that exists, and every
+   ``#fragment`` to an ``id`` (or ``<a name>``) of its target page. **Downloads**: every page built from
+   a source (all but Sphinx's ``genindex``/``search``) has a download button, each of its links points to
+   a non-empty file, and one of them to the page's own source in ``_sources/`` (the ``.ipynb`` of a
+   notebook page).
 2. **Rendered DOM** (``chromium --headless --dump-dom`` with ``--host-resolver-rules`` mapping every host
    to "not found", i.e. offline): maths typeset by MathJax (an ``mjx-container`` in every ``.math``
-   element, no ``mjx-merror``); widget views rendered (``.jupyter-widgets`` elements, a ``.widget-slider``
-   where the saved widget state has a slider, no "Error displaying widget"); every ``<img>`` local and
-   present on disk; again no remote ``<script src>`` / ``<link href>`` (scripts may add some).
+   element, no ``mjx-merror``); widget views rendered (``.jupyter-widgets`` elements, and as many
+   ``.widget-slider`` / ``.widget-dropdown`` / ... controls as the saved widget state has slider /
+   dropdown / ... views, no "Error displaying widget"); every ``<img>`` local and present on disk; again
+   no remote ``<script src>`` / ``<link href>`` (scripts may add some).
 3. **Network log** (``--log-net-log``): no request made by the page to a non-``file:`` URL. Chromium's
    own background requests (initiator "not an origin": update checks, account probes) are not the
    page's and are only counted.
 4. **Console**: no uncaught JavaScript error and no failed resource load.
 
-Screenshots (1280 pixels wide) of the chapter, intro and index pages go to ``--screenshots``
-(default ``artifacts/screenshots`` at the repository root; ``--no-screenshots`` to skip). Headless
-Chromium only paints the top of the page (a URL fragment gives a blank image), so ``--window-height``
-(default 2000) sets how much is seen: e.g. 16000 shows the whole of chapter 1.
+Screenshots (1280 pixels wide, the whole page) of every page but ``genindex``/``search`` go to
+``--screenshots`` (default ``artifacts/screenshots`` at the repository root; ``--no-screenshots`` to
+skip). Headless Chromium only paints the window, so the page's height is measured first: the DOM check
+of step 2 then runs on a copy of the page with a one-line script that records ``scrollHeight`` once
+MathJax and the widgets have drawn, and the screenshot window is made that tall (at most
+``MAX_SHOT_HEIGHT``); ``--window-height N`` fixes the height instead.
 
 Exit status: 0 all pages pass, 1 some check failed, 2 usage error or no Chromium (message says so).
 """
@@ -59,6 +67,26 @@ SKIP_DIRS = {"_static", "_sources", "_images", "_downloads"}
 CONSOLE_LINE = re.compile(r"INFO:CONSOLE[^\]]*\] \"(?P<msg>.*)\", source: (?P<src>\S*)")
 CONSOLE_FAILURES = ("Uncaught", "Failed to load resource", "ERR_FILE_NOT_FOUND", "net::ERR_")
 TIMEOUT_S = 90
+# Pages Sphinx generates itself: no source, so no download button and no screenshot.
+GENERATED_PAGES = {"genindex.html", "search.html", "py-modindex.html"}
+NOT_LINKS = ("#", "data:", "blob:", "javascript:", "mailto:", "tel:")
+# Widget views of the saved state (ipywidgets 8 `_view_name`, matched by suffix) -> the control the
+# HTML manager draws for each. Layout views (HBox, VBox, Output) are not controls.
+WIDGET_CONTROLS = {
+    "SliderView": ".widget-slider",          # IntSlider, FloatSlider, FloatLogSlider, ...
+    "RangeSliderView": ".widget-slider",
+    "DropdownView": ".widget-dropdown",
+    "CheckboxView": ".widget-checkbox",
+    "ToggleButtonsView": ".widget-toggle-buttons",
+    "RadioButtonsView": ".widget-radio",
+    "ButtonView": ".widget-button",
+    "TextView": ".widget-text",
+    "PlayView": ".widget-play",
+}
+MAX_SHOT_HEIGHT = 40000
+MEASURE_SCRIPT = ('<script>setInterval(function () { var d = document.documentElement; '
+                  'd.setAttribute("data-check-book-height", Math.max(d.scrollHeight, document.body ? '
+                  'document.body.scrollHeight : 0)); }, 200);</script>')
 
 
 @dataclass
@@ -107,8 +135,13 @@ def _remote_assets(soup: BeautifulSoup) -> list[str]:
     return found
 
 
-def check_source(page: Path, html: str, report: PageReport) -> dict:
-    """Static checks of the built HTML; returns what the page should show once rendered."""
+def check_source(page: Path, html: str, report: PageReport, build: Path | None = None,
+                 ids: dict | None = None) -> dict:
+    """Static checks of the built HTML; returns what the page should show once rendered.
+
+    With ``build`` (the HTML folder) it also checks the page's links (:func:`check_links`, ``ids``
+    caches the anchors of target pages) and its download button (:func:`check_downloads`).
+    """
     soup = BeautifulSoup(html, "html.parser")
     for url in _remote_assets(soup):
         report.fail(f"source loads a remote asset: {url}")
@@ -120,14 +153,95 @@ def check_source(page: Path, html: str, report: PageReport) -> dict:
         target = _local_target(page, ref)
         if target is not None and not target.exists():
             report.fail(f"source references a missing file: {ref}")
+    if build is not None:
+        check_links(build, page, soup, report, {} if ids is None else ids)
+        check_downloads(build, page, soup, report)
     state = soup.find("script", type="application/vnd.jupyter.widget-state+json")
     state_text = state.string if state and state.string else ""
     return {
         "maths": len(soup.select(".math")),
         "widget_views": len(soup.find_all("script", type="application/vnd.jupyter.widget-view+json")),
         "sliders": len(re.findall(r'"_view_name": "\w*SliderView"', state_text)),
+        "controls": saved_controls(state_text),
         "images": len(soup.find_all("img")),
     }
+
+
+def saved_controls(state_text: str) -> dict[str, int]:
+    """Number of each kind of control in a saved widget state: {css selector: count}."""
+    counts: dict[str, int] = {}
+    for view in re.findall(r'"_view_name":\s*"(\w+)"', state_text):
+        for suffix, selector in WIDGET_CONTROLS.items():
+            if view.endswith(suffix):
+                counts[selector] = counts.get(selector, 0) + 1
+                break
+    return counts
+
+
+def _anchors(path: Path, ids: dict) -> set[str]:
+    """The ids (and <a name>s) of an HTML file, cached in ``ids``."""
+    if path not in ids:
+        soup = BeautifulSoup(path.read_text(encoding="utf-8", errors="replace"), "html.parser")
+        ids[path] = {tag["id"] for tag in soup.find_all(id=True)}
+        ids[path] |= {tag["name"] for tag in soup.find_all("a", attrs={"name": True})}
+    return ids[path]
+
+
+def check_links(build: Path, page: Path, soup: BeautifulSoup, report: PageReport, ids: dict) -> None:
+    """Every local <a href>/<link href> exists; every #fragment is an id of its target page."""
+    hrefs = [a["href"] for a in soup.find_all("a", href=True)]
+    hrefs += [ln["href"] for ln in soup.find_all("link", href=True)]
+    seen = set()
+    for href in hrefs:
+        if href in seen or REMOTE.match(href) or href.startswith(NOT_LINKS[1:]) or href == "#":
+            continue
+        seen.add(href)
+        parts = urlsplit(href)
+        if parts.scheme and parts.scheme != "file":
+            continue  # another scheme (e.g. a remote link): not a file of the book
+        target = page.resolve() if not parts.path else _local_target(page, href)
+        if target is None:
+            continue
+        if target.is_dir():
+            target = target / "index.html"
+        if not target.is_file():
+            report.fail(f"broken link: {href} (no file {_rel(build, target)})")
+            continue
+        fragment = unquote(parts.fragment)
+        if fragment and target.suffix == ".html" and fragment not in _anchors(target, ids):
+            report.fail(f"broken link: {href} (no id {fragment!r} in {_rel(build, target)})")
+
+
+def _rel(build: Path, target: Path) -> str:
+    try:
+        return str(target.relative_to(build.resolve()))
+    except ValueError:
+        return str(target)
+
+
+def check_downloads(build: Path, page: Path, soup: BeautifulSoup, report: PageReport) -> None:
+    """The page's download button exists and its links point to files, one of them its own source."""
+    rel = page.resolve().relative_to(build.resolve())
+    if str(rel) in GENERATED_PAGES:
+        return
+    buttons = soup.select(".dropdown-download-buttons a[href], a.btn-download-source-button")
+    links = [a["href"] for a in buttons if a.get("href")]
+    if not links:
+        report.fail("no download button (expected a link to the page's source in _sources/)")
+        return
+    targets = []
+    for href in dict.fromkeys(links):
+        target = _local_target(page, href)
+        if target is None or REMOTE.match(href):
+            report.fail(f"download link is not a local file: {href}")
+        elif not target.is_file() or target.stat().st_size == 0:
+            report.fail(f"download link target missing or empty: {href}")
+        else:
+            targets.append(target)
+    sources = build.resolve() / "_sources" / rel.parent
+    own = [t for t in targets if t.parent == sources and t.name.split(".")[0] == rel.stem]
+    if targets and not own:
+        report.fail(f"no download link to the page's own source (_sources/{rel.with_suffix('')}.*)")
 
 
 def check_dom(page: Path, dom: str, expect: dict, report: PageReport) -> None:
@@ -150,8 +264,12 @@ def check_dom(page: Path, dom: str, expect: dict, report: PageReport) -> None:
         if not widgets:
             report.fail(f"{expect['widget_views']} widget view(s) saved but no .jupyter-widgets element "
                         "rendered (is the widget manager loaded?)")
-        if expect["sliders"] and not soup.select(".widget-slider"):
+        if expect.get("sliders") and not soup.select(".widget-slider"):
             report.fail("the saved widget state has a slider but no .widget-slider was rendered")
+        for selector, saved in expect.get("controls", {}).items():
+            drawn = len(soup.select(selector))
+            if drawn < saved:
+                report.fail(f"the saved widget state has {saved} {selector} control(s), {drawn} rendered")
         if "Error displaying widget" in soup.get_text():
             report.fail("the widget manager printed 'Error displaying widget'")
         report.notes.append(f"widgets: {len(widgets)} .jupyter-widgets, "
@@ -199,19 +317,53 @@ def console_failures(stderr: str) -> list[str]:
     return bad
 
 
-def run_chromium(chromium: str, url: str, extra: list[str], workdir: Path) -> subprocess.CompletedProcess:
+def run_chromium(chromium: str, url: str, extra: list[str], workdir: Path,
+                 timeout: float = TIMEOUT_S) -> subprocess.CompletedProcess:
     profile = tempfile.mkdtemp(prefix="profile-", dir=workdir)
     cmd = [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *extra, url]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+
+
+def render_measured(chromium: str, page: Path, workdir: Path,
+                    extra: list[str]) -> tuple[subprocess.CompletedProcess, int | None]:
+    """Run Chromium on a copy of ``page`` that records its own height; return (process, height in px).
+
+    The copy sits next to the page (so its relative links work) and is removed afterwards; it differs
+    from the page by one script that keeps writing ``scrollHeight`` into an attribute of <html>, read back
+    from ``--dump-dom`` (which ``extra`` must include). The height is None if it could not be measured.
+    """
+    html = page.read_text(encoding="utf-8")
+    body_end = html.rfind("</body>")
+    if body_end < 0:
+        html, body_end = html + "<body></body>", len(html) + len("<body>")
+    copy = page.with_name(f".check_book-measure-{os.getpid()}-{page.name}")
+    copy.write_text(html[:body_end] + MEASURE_SCRIPT + html[body_end:], encoding="utf-8")
+    try:
+        proc = run_chromium(chromium, copy.as_uri(), extra, workdir)
+    finally:
+        copy.unlink(missing_ok=True)
+    found = re.search(r'data-check-book-height="(\d+)"', proc.stdout)
+    return proc, int(found.group(1)) if found else None
+
+
+def page_height(chromium: str, page: Path, workdir: Path) -> int | None:
+    """Height in pixels of ``page`` rendered 1280 pixels wide, or None if it could not be measured."""
+    return render_measured(chromium, page, workdir, ["--window-size=1280,1000", "--dump-dom"])[1]
 
 
 def check_page(chromium: str, build: Path, page: Path, shots: Path | None, workdir: Path,
-               height: int = 2000) -> PageReport:
+               height: int = 0, ids: dict | None = None) -> PageReport:
+    """All checks of one page; a screenshot into ``shots`` (``height`` 0: the whole page)."""
     report = PageReport(str(page.relative_to(build)))
-    expect = check_source(page, page.read_text(encoding="utf-8"), report)
+    expect = check_source(page, page.read_text(encoding="utf-8"), report, build=build, ids=ids)
     netlog = workdir / f"net-{abs(hash(page))}.json"
-    proc = run_chromium(chromium, page.as_uri(), ["--enable-logging=stderr", "--v=0",
-                                                  f"--log-net-log={netlog}", "--dump-dom"], workdir)
+    extra = ["--enable-logging=stderr", "--v=0", f"--log-net-log={netlog}", "--window-size=1280,1000",
+             "--dump-dom"]
+    measured = None
+    if shots is not None and height <= 0:  # one run checks the page and measures it for the screenshot
+        proc, measured = render_measured(chromium, page, workdir, extra)
+    else:
+        proc = run_chromium(chromium, page.as_uri(), extra, workdir)
     if proc.returncode != 0 or "<html" not in proc.stdout:
         report.fail(f"chromium --dump-dom failed (exit {proc.returncode}): {proc.stderr[-500:]}")
         return report
@@ -229,17 +381,24 @@ def check_page(chromium: str, build: Path, page: Path, shots: Path | None, workd
     if shots is not None:
         shots.mkdir(parents=True, exist_ok=True)
         png = shots / (report.page.replace("/", "__").removesuffix(".html") + ".png")
+        png.unlink(missing_ok=True)
+        if height <= 0:
+            if measured is None:
+                report.fail("could not measure the page height for the screenshot")
+            height = min(measured or 2000, MAX_SHOT_HEIGHT)
+        # Painting a tall page takes time (about a minute for 20000 pixels on a loaded machine).
         shot = run_chromium(chromium, page.as_uri(), [f"--screenshot={png}", f"--window-size=1280,{height}"],
-                            workdir)
+                            workdir, timeout=TIMEOUT_S + height / 100)
         if shot.returncode != 0 or not png.is_file():
             report.fail(f"screenshot failed (exit {shot.returncode})")
         else:
-            report.notes.append(f"screenshot: {png}")
+            report.notes.append(f"screenshot 1280x{height}: {png}")
     return report
 
 
 def wants_screenshot(rel: str) -> bool:
-    return rel.startswith(("chapters/", "intro/")) or rel == "index.html"
+    """Every page of the book: chapters, front pages and reference pages (not genindex/search)."""
+    return rel not in GENERATED_PAGES
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -247,9 +406,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("build", type=Path, help="the built HTML folder, e.g. book/_build/html")
     parser.add_argument("pages", nargs="*", type=Path, help="pages to check (default: all)")
     parser.add_argument("--screenshots", type=Path, default=REPO / "artifacts" / "screenshots",
-                        help="folder for screenshots of chapter/intro/index pages")
+                        help="folder for the screenshots (one PNG per page)")
     parser.add_argument("--no-screenshots", action="store_true")
-    parser.add_argument("--window-height", type=int, default=2000, help="screenshot height in pixels")
+    parser.add_argument("--window-height", type=int, default=0,
+                        help="screenshot height in pixels (default 0: measure each page, whole page)")
     parser.add_argument("--chromium", help="Chromium executable (default: $CHROMIUM or chromium on PATH)")
     args = parser.parse_args(argv)
 
@@ -271,12 +431,13 @@ def main(argv: list[str] | None = None) -> int:
 
     start = time.perf_counter()
     reports = []
+    ids: dict = {}  # anchors of link targets, shared by all pages
     with tempfile.TemporaryDirectory(prefix="check_book-") as tmp:
         for page in pages:
             rel = str(page.relative_to(build))
             shots = None if args.no_screenshots or not wants_screenshot(rel) else args.screenshots
             try:
-                reports.append(check_page(chromium, build, page, shots, Path(tmp), args.window_height))
+                reports.append(check_page(chromium, build, page, shots, Path(tmp), args.window_height, ids))
             except subprocess.TimeoutExpired:
                 reports.append(PageReport(rel, failures=[f"chromium timed out after {TIMEOUT_S} s"]))
     for r in reports:
