@@ -398,6 +398,17 @@ class SimulationResult:
     labels: list = field(default_factory=list)
     kinetic_scale: float = 0.0
     deferred_steps: int = 0
+    alpha: float | None = None
+    beta: float | None = None
+    rtol: float | None = None
+    atol: float | None = None
+
+    @property
+    def mean_step(self) -> float:
+        """Simulated time per step, ``(t_end − t0) / n_steps`` [s] (``alpha``, ``beta``: the Baumgarte
+        gains of a ``"baumgarte"`` run, else None; ``rtol``, ``atol``: the ODE tolerances, None for the
+        fixed-step augmented Lagrangian)."""
+        return float(self.t[-1] - self.t[0]) / max(self.n_steps, 1)
 
     @property
     def energy_error(self) -> float:
@@ -537,8 +548,13 @@ def simulate(system, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=No
                        alpha if method == "baumgarte" else 0.0, beta if method == "baumgarte" else 0.0)
     ts, qs, qds, lams, stats = out
     cpu = time.process_time() - start
-    return _result(system, ts, qs, qds, lams, method, "trapezoidal" if method == "augmented_lagrangian"
-                   else solver, stats, cpu)
+    result = _result(system, ts, qs, qds, lams, method, "trapezoidal" if method == "augmented_lagrangian"
+                     else solver, stats, cpu)
+    if method == "baumgarte":
+        result.alpha, result.beta = float(alpha), float(beta)
+    if method != "augmented_lagrangian":
+        result.rtol, result.atol = float(rtol), float(atol)
+    return result
 
 
 def _result(system, ts, qs, qds, lams, method, solver, stats, cpu):
