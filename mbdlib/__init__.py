@@ -4,7 +4,8 @@ The modules follow the chain of ideas of the book, and imports only point
 "down" the chain::
 
     rotations -> bodies -> chain -> kinematics -> newton_euler -> kane, dynamics -> lagrange
-    rotations -> bodies -> constraints -> planar, spatial;  dae (integrators) used by planar
+    rotations -> bodies -> constraints -> planar (+ compiled), spatial;  dae (integrators) used by planar
+    everything -> assembly, checks (the modelling checklist as a report)
 
 ``plotting`` and ``widgets`` sit on top and are not imported here.
 
@@ -21,6 +22,8 @@ Conventions (stated once, in the book's "Conventions" page):
 from .assembly import AssembledSystem, ModelReport, assemble_system, compare_models, model_report
 from .bodies import RigidBody, parallel_axis, rotate_inertia
 from .chain import Chain, Joint, Link
+from .checks import CheckItem, CheckReport, check_model, check_simulation
+from .compiled import CompiledPlanarModel
 from .constraints import DofReport, Motion, rank_analysis
 from .coordinates import ChainSystem, RelativeModel, body_states, convert, mechanism
 from .dae import (
@@ -119,5 +122,7 @@ __all__ = [
     # local closed chains (the 1988 paper's worked example)
     "LoopJoint", "ClosedChain", "closed_kane_inverse_dynamics", "closed_kane_equations", "FourBarArm",
     "fourbar_arm",
+    # the modelling checklist
+    "CheckItem", "CheckReport", "check_model", "check_simulation", "CompiledPlanarModel",
 ]
 __version__ = "0.1.0"
