@@ -26,6 +26,10 @@ def f3(x) -> str:
     return "0" if x == 0 else f"{x:.3g}"
 
 
+def plural(n: int, word: str, words: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (words or word + 's')}"
+
+
 def vec(v) -> str:
     return "(" + ", ".join(f3(c) for c in np.asarray(v, dtype=float)) + ")"
 
@@ -582,7 +586,9 @@ def step2(v: ModelView) -> list:
             "inertia, and then expect a singular mass matrix if nothing beyond them has mass)",
         )
     else:
-        mass = item("mass", 2, "masses", "pass", f"{len(v.bodies)} bodies, masses [kg]: {masses}")
+        mass = item(
+            "mass", 2, "masses", "pass", f"{plural(len(v.bodies), 'body', 'bodies')}, masses [kg]: {masses}"
+        )
     return [mass, _inertia(v), _plausibility(v)]
 
 
@@ -635,7 +641,7 @@ def _inertia(v: ModelView) -> dict:
         if lam[0] <= 1e-9 * scale:
             notes.append(b.name)
     detail = (
-        f"{len(v.bodies)} bodies: positive definite"
+        f"{plural(len(v.bodies), 'body', 'bodies')}: positive definite"
         + (
             " (3D: triangle inequality holds)"
             if v.dim == 3 or any(np.ndim(b.inertia) for b in v.bodies)
@@ -716,7 +722,7 @@ def step3(v: ModelView) -> list:
         3,
         "joints",
         "info",
-        f"{len(v.joints)} joints: " + "; ".join(rows) if rows else "no joints",
+        f"{plural(len(v.joints), 'joint')}: " + "; ".join(rows) if rows else "no joints",
         joints=[j.name for j in v.joints],
     )
     names = [b.name for b in v.bodies]
@@ -752,7 +758,7 @@ def step3(v: ModelView) -> list:
             3,
             "connectivity",
             "pass",
-            f"all {len(names)} bodies connected to the {v.ground}",
+            f"{plural(len(names), 'body', 'bodies')} connected to the {v.ground}",
             bodies=[],
         )
     return [joints, conn]
@@ -1067,13 +1073,19 @@ def tangent_basis(system, q):
 
 
 def natural_frequency(v: ModelView) -> float:
-    """Largest |eigenvalue| of the motion linearized on the constraint manifold [rad/s]."""
+    """The fastest rate of the mechanism's own motion [rad/s], in the tangent coordinates z (q = q0 + N z).
+
+    The largest of: the eigenvalues of the motion linearized on the constraint manifold
+    (``z̈ ≈ A_q z + A_v ż``, by central differences), ``sqrt(|z̈|)`` (the time scale of a start from
+    rest, e.g. a horizontal pendulum, where the linearized stiffness vanishes) and ``|ż|``.
+    """
     s = v.system
     N = tangent_basis(s, v.q)
     d = N.shape[1]
     if d == 0:
         return 0.0
     qd = v.qd if len(v.qd) == s.n else np.zeros(s.n)
+    rates = [np.sqrt(np.max(np.abs(N.T @ kkt_accelerations(s, v.q, qd)[0]))), np.max(np.abs(N.T @ qd))]
     eps = 1e-6 * max(1.0, float(np.max(np.abs(v.q))))
     Aq, Av = np.zeros((d, d)), np.zeros((d, d))
     for k in range(d):
@@ -1082,7 +1094,7 @@ def natural_frequency(v: ModelView) -> float:
             minus = kkt_accelerations(s, v.q - dq, qd - dv)[0]
             A[:, k] = N.T @ (plus - minus) / (2 * eps)
     lam = np.linalg.eigvals(np.block([[np.zeros((d, d)), np.eye(d)], [Aq, Av]]))
-    return float(np.max(np.abs(lam)))
+    return float(max(np.max(np.abs(lam)), *rates))
 
 
 def _stabilization(v: ModelView, alpha, beta, step, result) -> dict:
