@@ -34,7 +34,8 @@ import textwrap
 from dataclasses import dataclass, field
 
 from . import _checks_items as items
-from ._checks_items import ModelView, view_of
+from . import _checks_motion as motion
+from ._checks_views import ModelView, view_of
 from .errors import ModelError
 
 __all__ = ["CheckItem", "CheckReport", "check_model", "check_simulation", "STATUSES"]
@@ -225,9 +226,9 @@ def check_model(model, q=None, *, gravity=None, units: str = "SI", expected_dof=
     if result is not None and alpha is None and beta is None:
         alpha, beta = getattr(result, "alpha", None), getattr(result, "beta", None)
     raw = items.step1(view, units) + items.step2(view) + items.step3(view) + items.step4(view, expected_dof)
-    raw += items.step5(view) + items.step6(view, small_displacement, alpha, beta, step, result)
+    raw += items.step5(view) + motion.step6(view, small_displacement, alpha, beta, step, result)
     if result is not None:
-        raw += items.step7(view, result, alpha, beta)
+        raw += motion.step7(view, result, alpha, beta)
     return CheckReport(_items(raw), view.name)
 
 
@@ -249,4 +250,4 @@ def check_simulation(model, result, *, alpha=None, beta=None, name=None) -> Chec
     view: ModelView = view_of(model, None, None, name, need_gravity=False)
     if alpha is None and beta is None:
         alpha, beta = getattr(result, "alpha", None), getattr(result, "beta", None)
-    return CheckReport(_items(items.step7(view, result, alpha, beta)), view.name)
+    return CheckReport(_items(motion.step7(view, result, alpha, beta)), view.name)

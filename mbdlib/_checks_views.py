@@ -1,0 +1,439 @@
+"""Model views for the checklist (private helper of :mod:`mbdlib.checks`).
+
+A :class:`ModelView` gathers what the checks need from any supported model: bodies with their
+attachment points, joints, gravity, a SYSTEM PROTOCOL object and the configuration, so that each
+step of document 001 §5 is written once (:mod:`mbdlib._checks_items`, :mod:`mbdlib._checks_motion`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import ModelError, ShapeError
+
+G_EARTH = 9.81
+
+
+def f3(x) -> str:
+    """A number with 3 significant digits (deterministic output)."""
+    x = float(x)
+    return "0" if x == 0 else f"{x:.3g}"
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (words or word + 's')}"
+
+
+def vec(v) -> str:
+    return "(" + ", ".join(f3(c) for c in np.asarray(v, dtype=float)) + ")"
+
+
+# ====================================================================== model views
+@dataclass
+class BodyInfo:
+    """Mass, central inertia (planar: a number; 3D: (3, 3) in body-frame components), attachment
+    points relative to the centre of mass (body frame) and, in 3D, the link direction."""
+
+    name: str
+    mass: float
+    inertia: object
+    points: list
+    direction: np.ndarray | None = None
+
+
+@dataclass
+class JointInfo:
+    name: str
+    kind: str
+    bodies: tuple
+    n_eq: int
+
+
+@dataclass
+class ModelView:
+    name: str
+    kind: str
+    model: object
+    dim: int | None
+    gravity: np.ndarray | None
+    gravity_source: str  # "model", "argument", "" (not stated)
+    gravity_note: str
+    bodies: list | None
+    joints: list | None
+    edges: list | None  # body pairs joined by a joint or a force element
+    ground: str
+    system: object  # SYSTEM PROTOCOL (coordinates of the checks of steps 4-6)
+    q: np.ndarray  # configuration in the system's coordinates
+    qd: np.ndarray
+    row_joint: list  # joint name of each holonomic row
+    conservative: bool
+    nonconservative: str  # why not ("" if conservative)
+    force_free: bool  # no gravity, springs or loads: Q = 0 at rest
+    mass_matrix: object  # q_model -> M of the model's own coordinates
+    q_model: np.ndarray
+    coordinate_kind: str
+    statics: object = None  # optional (q_model) -> (qdd, V(q ± ε d) function)
+    horizon: float = 0.5
+    rtol: float = 1e-6
+    dof_report: object = None
+    extra: dict = field(default_factory=dict)
+
+
+def _state(x, n, what):
+    try:
+        a = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise ShapeError(f"check_model: {what} must be {n} numbers, got {x!r}") from None
+    if a.shape != (n,) or not np.all(np.isfinite(a)):
+        raise ShapeError(
+            f"check_model: {what} must have shape ({n},) with finite numbers, got shape {a.shape}"
+        )
+    return a
+
+
+def _planar_gravity(model, gravity):
+    g = np.asarray(model.gravity, dtype=float)
+    note = ""
+    if gravity is not None:
+        given = _state(gravity, len(g), "gravity")
+        if not np.allclose(given, g):
+            note = f"the gravity argument {vec(given)} differs from the model's {vec(g)}"
+    return g, "model", note
+
+
+def view_of(model, q=None, gravity=None, name=None, need_gravity=True) -> ModelView:
+    """A :class:`ModelView` of a supported model (ModelError for others)."""
+    from .chain import Chain
+    from .coordinates import RelativeModel
+    from .mechanisms import FourBarArm
+    from .planar import PlanarModel
+
+    if isinstance(model, PlanarModel):
+        return _planar_view(model, q, gravity, name)
+    if isinstance(model, Chain):
+        return _chain_view(model, q, gravity, name)
+    if isinstance(model, FourBarArm):
+        return _fourbar_view(model, q, gravity, name)
+    if all(
+        hasattr(model, a)
+        for a in ("n", "M", "Q", "phi", "phi_q", "phi_t", "gamma", "B", "b_gamma", "energy", "q0", "qd0")
+    ):
+        return _system_view(model, q, gravity, name, isinstance(model, RelativeModel))
+    raise ModelError(
+        f"check_model: unsupported model type {type(model).__name__}; supported are "
+        "mbdlib.PlanarModel, mbdlib.Chain (with gravity=), mbdlib.mechanisms.FourBarArm and any "
+        "object with the SYSTEM PROTOCOL of mbdlib.dae (n, M, Q, phi, phi_q, phi_t, gamma, B, "
+        "b_gamma, energy, q0, qd0)"
+    )
+
+
+def _planar_view(m, q, gravity, name) -> ModelView:
+    g, source, note = _planar_gravity(m, gravity)
+    if q is None:
+        q = m.q0
+        qd = m.qd0
+    else:
+        q = _state(q, m.n, "q")
+        qd = np.zeros(m.n)
+    points = {b.name: [] for b in m.bodies}
+    joints, edges = [], []
+    for j in m.joints:
+        joints.append(JointInfo(j.name, j.kind, tuple(j.bodies), j.n_eq))
+        for b, attr in zip(j.bodies, ("point_i", "point_j"), strict=False):
+            if b in points and hasattr(j, attr):
+                points[b].append(np.asarray(getattr(j, attr), dtype=float))
+        edges.extend((a, b) for a in j.bodies for b in j.bodies if a < b)
+        if len(j.bodies) == 1:  # drivers and knife edges act relative to the ground
+            edges.append(("ground", j.bodies[0]))
+    for s in m.springs:
+        edges.append((s["bodies"][0].name, s["bodies"][1].name))
+    bodies = [BodyInfo(b.name, b.mass, b.inertia, points[b.name]) for b in m.bodies]
+    drivers = [j.name for j in m.joints if j.kind == "driver"]
+    dampers = [s["name"] for s in m.springs if s["c"] > 0]
+    loads = [ld["name"] for ld in m.loads]
+    reasons = (
+        ([f"drivers {drivers}"] if drivers else [])
+        + ([f"dampers {dampers}"] if dampers else [])
+        + ([f"applied loads {loads}"] if loads else [])
+    )
+    row_joint = [j.name for j in m.joints if not j.nonholonomic for _ in j.labels]
+    return ModelView(
+        name or "PlanarModel",
+        "PlanarModel",
+        m,
+        2,
+        g,
+        source,
+        note,
+        bodies,
+        joints,
+        edges,
+        "ground",
+        m,
+        q,
+        qd,
+        row_joint,
+        not reasons,
+        "; ".join(reasons),
+        not np.any(g) and not m.springs and not m.loads,
+        lambda x: m.M(x),
+        q,
+        "Cartesian (x, y, φ per body)",
+        dof_report=m.dof_report,
+    )
+
+
+def _chain_points(chain):
+    """Attachment points (joint origin, child joint origins) of each link, relative to its centre of mass."""
+    out = []
+    for i, link in enumerate(chain.links):
+        com = np.asarray(link.body.com, dtype=float)
+        pts = [np.zeros(3)] + [np.asarray(c.joint.origin, dtype=float) for c in chain.links if c.parent == i]
+        out.append([p - com for p in pts])
+    return out
+
+
+def _chain_bodies(chain, extra_points=None):
+    bodies = []
+    for link, pts in zip(chain.links, _chain_points(chain), strict=True):
+        com = np.asarray(link.body.com, dtype=float)
+        pts = pts + [np.asarray(p, dtype=float) - com for p in (extra_points or {}).get(link.name, [])]
+        absolute = [p + com for p in pts[1:]] + [com]  # towards the children, else the com
+        direction = next((a for a in absolute if np.linalg.norm(a) > 1e-9), None)
+        bodies.append(
+            BodyInfo(
+                link.name, float(link.body.mass), np.asarray(link.body.inertia, dtype=float), pts, direction
+            )
+        )
+    return bodies
+
+
+def _chain_view(chain, q, gravity, name) -> ModelView:
+    from .coordinates import ChainSystem
+    from .dynamics import mass_matrix
+    from .newton_euler import gravity_vector
+
+    if chain.is_symbolic:
+        raise ModelError(
+            f"check_model: chain {chain.name!r} has symbolic parameters; the checks work on "
+            "numbers: substitute values first"
+        )
+    source = ""
+    if gravity is not None:
+        g = np.asarray(gravity_vector(gravity), dtype=float)
+        source = "argument"
+    else:
+        g = None
+    q = np.zeros(chain.n) if q is None else _state(q, chain.n, "q")
+    system = ChainSystem(chain, gravity=np.zeros(3) if g is None else g, q0=q)
+    names = ["base"] + chain.link_names
+    joints = [
+        JointInfo(lk.joint.name, lk.joint.kind, (names[lk.parent + 1], lk.name), 0) for lk in chain.links
+    ]
+    edges = [(names[lk.parent + 1], lk.name) for lk in chain.links]
+    return ModelView(
+        name or chain.name,
+        "Chain",
+        chain,
+        3,
+        g,
+        source,
+        "",
+        _chain_bodies(chain),
+        joints,
+        edges,
+        "base",
+        system,
+        q,
+        np.zeros(chain.n),
+        [],
+        True,
+        "",
+        g is not None and not np.any(g),
+        lambda x: np.asarray(mass_matrix(chain, x), dtype=float),
+        q,
+        "joint coordinates",
+        horizon=0.2,
+    )
+
+
+class FourBarAngles:
+    """The four-bar arm in its four absolute angles θ with the loop at pin B as constraint (SYSTEM PROTOCOL).
+
+    Built from the arm's Lagrange-multiplier formulation (:meth:`FourBarArm.lagrange_forward_dynamics`):
+    ``M_θ``, the velocity terms ``c`` and ``Q_θ`` of the free links, ``Φ = A + L4 e(θ4) − E − R(θ2) b2``.
+    """
+
+    def __init__(self, arm, q):
+        self.arm, self.n = arm, 4
+        self.q0 = arm.angles(q)
+        self.qd0 = np.zeros(4)
+        self.labels = ["pin B x", "pin B y"]
+
+    def M(self, th):
+        return self.arm._lagrange_terms(th, np.zeros(4))[0]
+
+    def Q(self, t, th, thd):
+        _, c, Q = self.arm._lagrange_terms(th, thd)
+        return Q - c
+
+    def phi(self, th, t=0.0):
+        p = self.arm.params
+        e = [np.array([np.cos(a), np.sin(a)]) for a in th]
+        c, s = np.cos(th[1]), np.sin(th[1])
+        b2 = np.array([c * p["b2"][0] - s * p["b2"][1], s * p["b2"][0] + c * p["b2"][1]])
+        return p["L3"] * e[2] + p["L4"] * e[3] - p["L1"] * e[0] - b2
+
+    def phi_q(self, th, t=0.0):
+        p = self.arm.params
+        perp = [np.array([-np.sin(a), np.cos(a)]) for a in th]
+        c, s = np.cos(th[1]), np.sin(th[1])
+        b2 = np.array([c * p["b2"][0] - s * p["b2"][1], s * p["b2"][0] + c * p["b2"][1]])
+        return np.column_stack(
+            [-p["L1"] * perp[0], -np.array([-b2[1], b2[0]]), p["L3"] * perp[2], p["L4"] * perp[3]]
+        )
+
+    def phi_t(self, th, t=0.0):
+        return np.zeros(2)
+
+    def gamma(self, th, thd, t=0.0):
+        return self.arm._loop_gamma(th, thd)
+
+    def B(self, th, t=0.0):
+        return np.zeros((0, 4))
+
+    def b_gamma(self, th, thd, t=0.0):
+        return np.zeros(0)
+
+    def energy(self, th, thd):
+        p = self.arm.params
+        T = 0.5 * thd @ self.M(th) @ thd
+        V = sum(p[f"m{k + 1}"] * p["g"] * r[1] for k, (r, _) in enumerate(self.arm._centres(th, np.zeros(4))))
+        tip = p["L1"] * np.array([np.cos(th[0]), np.sin(th[0])]) + p["L2"] * np.array(
+            [np.cos(th[1]), np.sin(th[1])]
+        )
+        return float(T + V - p["F_tip"] @ tip)
+
+
+def _fourbar_view(arm, q, gravity, name) -> ModelView:
+    p = arm.params
+    g = np.array([0.0, -p["g"], 0.0])
+    note = ""
+    if gravity is not None:
+        given = _state(gravity, 3, "gravity")
+        if not np.allclose(given, g):
+            note = f"the gravity argument {vec(given)} differs from the arm's {vec(g)} (parameter g)"
+    q = np.array([0.0, np.pi / 2]) if q is None else _state(q, 2, "q")
+    system = FourBarAngles(arm, q)
+    extra = {
+        "forearm": [(p["b2"][0], p["b2"][1], 0.0), (p["L2"], 0.0, 0.0)],
+        "coupler": [(p["L4"], 0.0, 0.0)],
+    }
+    names = ["base"] + arm.chain.link_names
+    joints = [
+        JointInfo(lk.joint.name, "revolute", (names[lk.parent + 1], lk.name), 0) for lk in arm.chain.links
+    ]
+    joints.append(JointInfo("pin B", "revolute (cut joint)", ("forearm", "coupler"), 2))
+    edges = [(j.bodies[0], j.bodies[1]) for j in joints]
+
+    def statics(x):
+        qdd = arm.forward_dynamics(x, np.zeros(2), np.zeros(2))
+        return qdd, lambda y: arm.energy(y, np.zeros(2))
+
+    return ModelView(
+        name or "four-bar arm",
+        "FourBarArm",
+        arm,
+        2,
+        g[:2],
+        "model",
+        note,
+        _chain_bodies(arm.chain, extra),
+        joints,
+        edges,
+        "base",
+        system,
+        system.q0,
+        np.zeros(4),
+        ["pin B", "pin B"],
+        True,
+        "",
+        False,
+        arm.mass_matrix,
+        q,
+        "absolute angles θ1..θ4; the arm's own q = (θ1, θ3)",
+        statics=statics,
+        extra={"q_model_label": "(q1, q2)"},
+    )
+
+
+def _system_view(model, q, gravity, name, relative) -> ModelView:
+    n = model.n
+    if q is None:
+        q, qd = np.asarray(model.q0, dtype=float), np.asarray(model.qd0, dtype=float)
+    else:
+        q, qd = _state(q, n, "q"), np.zeros(n)
+    g, source, note = None, "", ""
+    if hasattr(model, "gravity"):
+        g, source, note = _planar_gravity(model, gravity)
+    elif gravity is not None:
+        g, source = np.asarray(gravity, dtype=float).ravel(), "argument"
+    phi_t = np.asarray(model.phi_t(q, 0.0), dtype=float)
+    Q0, Q1 = model.Q(0.0, q, qd), model.Q(1.0, q, qd)
+    reasons = (["Φ_t ≠ 0 (drivers)"] if np.any(phi_t) else []) + (
+        ["Q depends on t"] if not np.allclose(Q0, Q1) else []
+    )
+    bodies = joints = edges = None
+    if relative:
+        bodies, joints, edges = _relative_structure(model)
+    rows = list(getattr(model, "labels", []))
+    return ModelView(
+        name or type(model).__name__,
+        type(model).__name__,
+        model,
+        None if g is None else len(g),
+        g,
+        source,
+        note,
+        bodies,
+        joints,
+        edges,
+        "ground",
+        model,
+        q,
+        qd,
+        rows,
+        not reasons,
+        "; ".join(reasons),
+        g is not None and not np.any(g) and not np.any(model.Q(0.0, q, np.zeros(n))),
+        lambda x: np.asarray(model.M(x), dtype=float),
+        q,
+        "relative/mixed (joint coordinates)" if relative else "the system's coordinates",
+    )
+
+
+def _relative_structure(m):
+    names = list(m.names)
+    points = {b: [] for b in names}
+    joints, edges = [], []
+    for i, tj in enumerate(m.tree):
+        parent = "ground" if tj.parent < 0 else names[tj.parent]
+        joints.append(JointInfo(f"{parent}-{names[i]}", f"{tj.kind} (tree)", (parent, names[i]), 0))
+        edges.append((parent, names[i]))
+        if tj.kind != "free":
+            points[names[i]].append(np.asarray(tj.point_child, dtype=float))
+            if parent in points:
+                points[parent].append(np.asarray(tj.point_parent, dtype=float))
+    for j in m.cuts:
+        joints.append(JointInfo(j.name, f"{j.kind} (cut)", tuple(j.bodies), j.n_eq))
+        edges.extend((a, b) for a in j.bodies for b in j.bodies if a < b)
+        for b, attr in zip(j.bodies, ("point_i", "point_j"), strict=False):
+            if b in points and hasattr(j, attr):
+                points[b].append(np.asarray(getattr(j, attr), dtype=float))
+    bodies = [
+        BodyInfo(b, float(mass), float(J), points[b])
+        for b, mass, J in zip(names, m.masses, m.inertias, strict=True)
+    ]
+    return bodies, joints, edges
