@@ -349,7 +349,8 @@ def step4(v: ModelView, expected_dof) -> list:
     d = _dof_numbers(v)
     v.extra["dof"] = d
     detail = (
-        f"{d['coordinates']} coordinates ({v.coordinate_kind}), {d['constraints']} constraint equations "
+        f"{d['coordinates']} coordinates ({v.coordinate_kind}), "
+        f"{plural(d['constraints'], 'constraint equation')} "
         f"(Grübler count {d['grubler']}), rank of Φ_q {d['rank']}: DOF = {d['coordinates']} − {d['rank']} "
         f"= {d['dof']}"
     )

@@ -421,8 +421,8 @@ def _relative_structure(m):
     for i, tj in enumerate(m.tree):
         parent = "ground" if tj.parent < 0 else names[tj.parent]
         joints.append(JointInfo(f"{parent}-{names[i]}", f"{tj.kind} (tree)", (parent, names[i]), 0))
-        edges.append((parent, names[i]))
-        if tj.kind != "free":
+        if tj.kind != "free":  # a free joint constrains nothing: it does not connect
+            edges.append((parent, names[i]))
             points[names[i]].append(np.asarray(tj.point_child, dtype=float))
             if parent in points:
                 points[parent].append(np.asarray(tj.point_parent, dtype=float))

@@ -132,6 +132,17 @@ def test_missing_revolute_floating_body():
     assert report["dof"].values["dof"] == 2 * 3 - 2 == 4
 
 
+def test_free_body_in_relative_coordinates_is_not_connected():
+    from mbdlib.coordinates import RelativeModel
+
+    m = RelativeModel(gravity=G)
+    m.add_body("arm", 1.0, 1 / 12, parent="ground", joint="revolute", point_child=(-0.5, 0.0))
+    m.add_body("loose", 1.0, 1 / 12, parent="ground", joint="free", q=[2.0, 0.0, 0.0])   # x, y, φ
+    report = check_model(m, expected_dof=1, small_displacement=False)
+    assert bad_items(report) == {"connectivity": "warn", "dof": "fail"}
+    assert "'loose'" in report["connectivity"].fix and report["dof"].values["dof"] == 1 + 3
+
+
 def test_same_revolute_twice_is_redundant():
     m = pendulum()
     m.add_revolute(m.ground, "rod", (0.0, 0.0), (-0.5, 0.0), name="pin again")
