@@ -1,7 +1,8 @@
 """Chapter 6 exercises: from mechanism to simulation (solutions/ch06_simulation.ipynb).
 
-Four exercises are "find the modelling error" notebooks: the statement builds a small,
-broken model of the chapter's slider-crank press with :class:`~mbdlib.planar.PlanarModel`,
+Five exercises are "find the modelling error" notebooks.  In four (6.2-6.5) the statement
+builds a small, broken model of the chapter's slider-crank press with
+:class:`~mbdlib.planar.PlanarModel`,
 the student runs ``check_model`` (:mod:`mbdlib.checks`), reads the report, and answers with
 the CORRECTED model.  A model is not a number, so the check cell passes it through
 :func:`model_answer`, which reads off the few numbers the exercise grades (degrees of
@@ -9,7 +10,8 @@ freedom and redundant equations from the library's :meth:`~mbdlib.planar.PlanarM
 the directions the ram can still move in from the null space of ``Φ_q``, the bodies' masses
 and inertias, the gravity vector).  The expected numbers come from the press built below
 with mbdlib's public API; the typical mistakes are recognised from those numbers, each with
-its hint.  The other exercises are numbers: degrees of freedom, the ram's static position,
+its hint.  In 6.10 the error is a simulation setting (a Baumgarte gain far too large) and the
+answer a gain.  The other exercises are numbers: degrees of freedom, the ram's static position,
 stable step sizes, energy drift of three integrators, Baumgarte gains.
 
 =====  ======================================================  ======
@@ -140,13 +142,14 @@ FEATURES = {"6.2": _motion_features, "6.3": _motion_features, "6.4": _inertia_fe
 
 
 def model_answer(exercise_id: str, model):
-    """The numbers exercise ``exercise_id`` grades of a corrected ``model`` (never raises).
+    """The numbers exercise ``exercise_id`` grades of a corrected ``model``.
 
     6.2, 6.3: ``[DOF, redundant equations, ram moves sideways, ram rotates]`` (shape (4,));
     6.4: ``[m, I]`` of crank, rod, ram (shape (6,)); 6.5: the gravity vector (shape (2,)).
     ``None`` stays ``None`` (not answered); an object that is not a PlanarModel, a model
     mbdlib cannot analyse, or one without the bodies "crank", "rod", "ram" gives a
-    one-number code that the check turns into a hint.
+    one-number code that the check turns into a hint: no answer makes it raise (only an
+    ``exercise_id`` that takes no model does, with ``KeyError``).
 
     >>> model_answer("6.2", press()).tolist()
     [1.0, 0.0, 0.0, 0.0]
