@@ -272,9 +272,10 @@ def check_dom(page: Path, dom: str, expect: dict, report: PageReport) -> None:
                 report.fail(f"the saved widget state has {saved} {selector} control(s), {drawn} rendered")
         if "Error displaying widget" in soup.get_text():
             report.fail("the widget manager printed 'Error displaying widget'")
+        drawn = {sel: len(soup.select(sel)) for sel in (".widget-slider", *expect.get("controls", {}))}
         report.notes.append(f"widgets: {len(widgets)} .jupyter-widgets, "
-                            f"{len(soup.select('.widget-slider'))} .widget-slider, "
-                            f"{len(soup.select('.widget-readout'))} .widget-readout")
+                            + "".join(f"{n} {sel}, " for sel, n in drawn.items())
+                            + f"{len(soup.select('.widget-readout'))} .widget-readout")
     imgs = soup.find_all("img")
     for img in imgs:
         src = img.get("src", "")
