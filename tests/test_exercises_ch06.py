@@ -244,6 +244,18 @@ def test_model_answer_codes_become_hints():
         model_answer("6.7", build())
 
 
+
+def test_a_model_itself_is_graded_like_its_numbers():
+    """check("6.2", fixed) and check("6.2", model_answer("6.2", fixed)) agree (the exercises' prepare)."""
+    cases = ((build(), "correct"), (build(guides=("line",)), "wrong"), (build(guides=()), "wrong"))
+    for model, verdict in cases:
+        direct, via = evaluate("6.2", model), evaluate("6.2", model_answer("6.2", model))
+        assert direct.verdict == via.verdict == verdict
+        assert direct.hint == via.hint
+    assert evaluate("6.3", build()).verdict == "correct"
+    assert_hint("6.4", [1.0, 2.0], "corrected model itself")   # a list is not a model
+    assert evaluate("6.5", None).verdict == "unanswered"
+
 # ---------------------------------------------------------------- 6.6 statics
 def test_6_6_minimum_of_the_potential_energy():
     y = sp.Symbol("y")

@@ -4,11 +4,12 @@ Five exercises are "find the modelling error" notebooks.  In four (6.2-6.5) the 
 builds a small, broken model of the chapter's slider-crank press with
 :class:`~mbdlib.planar.PlanarModel`,
 the student runs ``check_model`` (:mod:`mbdlib.checks`), reads the report, and answers with
-the CORRECTED model.  A model is not a number, so the check cell passes it through
-:func:`model_answer`, which reads off the few numbers the exercise grades (degrees of
-freedom and redundant equations from the library's :meth:`~mbdlib.planar.PlanarModel.dof_report`,
-the directions the ram can still move in from the null space of ``Φ_q``, the bodies' masses
-and inertias, the gravity vector).  The expected numbers come from the press built below
+the CORRECTED model, ``check("6.2", fixed_guide)``.  A model is not a number, so the check
+passes it through :func:`model_answer` (the exercises' ``prepare``), which reads off the
+few numbers the exercise grades (degrees of freedom and redundant equations from the
+library's :meth:`~mbdlib.planar.PlanarModel.dof_report`, the directions the ram can still
+move in from the null space of ``Φ_q``, the bodies' masses and inertias, the gravity
+vector).  The expected numbers come from the press built below
 with mbdlib's public API; the typical mistakes are recognised from those numbers, each with
 its hint.  In 6.10 the error is a simulation setting (a Baumgarte gain far too large) and the
 answer a gain.  The other exercises are numbers: degrees of freedom, the ram's static position,
@@ -172,6 +173,18 @@ def model_answer(exercise_id: str, model):
         return np.array([NOT_ANALYSED])
 
 
+def _graded_numbers(exercise_id: str):
+    """``prepare`` of the model exercises: a model becomes :func:`model_answer`'s numbers.
+
+    An array (what ``model_answer`` returns) is passed through, so that
+    ``check("6.2", model_answer("6.2", fixed))`` and ``check("6.2", fixed)`` are the same.
+    """
+    def prepare(answer):
+        return answer if isinstance(answer, np.ndarray) else model_answer(exercise_id, answer)
+
+    return prepare
+
+
 def _code(value):
     def test(student, expected):
         s = np.asarray(student, dtype=float).reshape(-1)
@@ -181,8 +194,8 @@ def _code(value):
 
 
 _MODEL_MISTAKES = [
-    Mistake.when(_code(NOT_A_MODEL), "give the corrected model itself (the PlanarModel you built): "
-                                     "check(..., model_answer(..., fixed))"),
+    Mistake.when(_code(NOT_A_MODEL), "give the corrected model itself (the PlanarModel you built), "
+                                     "not a number or a list"),
     Mistake.when(_code(NOT_ANALYSED), "mbdlib could not analyse your model: run check_model(fixed) and "
                                       "print(fixed.dof_report().text) to see why (does it assemble?)"),
     Mistake.when(_code(NAMES_CHANGED), "keep the bodies of the statement, named 'crank', 'rod' and 'ram'"),
@@ -262,6 +275,7 @@ register(
         "Find the modelling error: the ram without its guide",
         2,
         reference=_press_motion,
+        prepare=_graded_numbers("6.2"),
         mistakes=[
             *_MODEL_MISTAKES,
             Mistake.when(_features_are(3, 0, 1, 1),
@@ -292,6 +306,7 @@ register(
         "Find the modelling error: a redundant guide",
         2,
         reference=_press_motion,
+        prepare=_graded_numbers("6.3"),
         mistakes=[
             *_MODEL_MISTAKES,
             Mistake.when(_features_are(1, 2, 0, 0),
@@ -334,6 +349,7 @@ register(
         "Find the modelling error: an inertia about a joint",
         2,
         reference=lambda: _inertias(),
+        prepare=_graded_numbers("6.4"),
         rtol=1e-6,
         mistakes=[
             *_MODEL_MISTAKES,
@@ -379,6 +395,7 @@ register(
         "Find the modelling error: gravity up and in mm/s²",
         1,
         reference=lambda: np.array([0.0, -G]),
+        prepare=_graded_numbers("6.5"),
         rtol=2e-3,  # 9.80665 is as good as 9.81
         atol=1e-9,
         mistakes=[

@@ -84,6 +84,10 @@ class Exercise:
         Other correct answers, same signature as ``reference``.
     rtol, atol : float
         Tolerances of the comparison (``numpy.allclose``).
+    prepare : callable, optional
+        Value exercises: turns the student's answer into what is compared (e.g. a corrected
+        model into the numbers the exercise grades), so that ``check("6.2", model)`` works.
+        It must not raise; ``None`` from it means "not answered".
     """
 
     id: str
@@ -95,6 +99,7 @@ class Exercise:
     alternatives: Sequence[Callable[..., Any]] = ()
     rtol: float = 1e-6
     atol: float = 1e-9
+    prepare: Callable[[Any], Any] | None = None
     chapter: int = field(init=False)
 
     def __post_init__(self):
@@ -270,7 +275,9 @@ def _evaluate(ex: Exercise, answer: Any) -> Verdict:
             if out is None:
                 return verdict("unanswered", "your function returns None: write its body (and a return)")
         else:
-            out = answer
+            out = answer if ex.prepare is None else ex.prepare(answer)
+            if _unanswered(out):
+                return verdict("unanswered", "replace None with your answer")
         try:
             given.append(normalize(out))
         except AnswerTypeError as exc:
