@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 import pytest
 import sympy as sp
+from exercise_helpers import assert_hint
 from scipy.integrate import solve_ivp
 from scipy.spatial.transform import Rotation
 
@@ -19,13 +20,6 @@ from mbdlib.exercises import evaluate, exercises, get
 
 def verdict(exercise, answer):
     return evaluate(exercise, answer)
-
-
-def assert_hint(exercise, answer, *words):
-    v = evaluate(exercise, answer)
-    assert v.verdict == "wrong", v
-    for w in words:
-        assert w in v.hint, (w, v.hint)
 
 
 def test_chapter_1_has_graded_exercises_with_two_mistakes_each():

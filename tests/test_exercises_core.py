@@ -199,3 +199,15 @@ def test_never_crashes(exercise, answer):
 def test_never_crashes_on_anything(answer):
     for ex in ("0.1", "0.2", "0.10"):
         assert evaluate(ex, answer).verdict in ("correct", "wrong", "unanswered", "error")
+
+
+@pytest.mark.parametrize("chapter", range(1, 7))
+def test_every_registered_mistake_is_wrong_and_shows_its_own_hint(chapter):
+    # a mistake equal to the reference (or shadowed by an earlier one) would never show its hint
+    registered = exercises(chapter)
+    assert registered, f"chapter {chapter} has no exercises"
+    for e in registered:
+        for mistake in e.mistakes:
+            if mistake.answer is not None:  # a function exercise's mistake is itself the wrong function
+                v = evaluate(e.id, mistake.answer if e.is_function else mistake.answer())
+                assert (v.verdict, v.hint) == ("wrong", mistake.hint), (e.id, mistake.hint)
