@@ -7,6 +7,11 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 VENDOR := book/_assets/vendor/.stamp
 
+# One BLAS thread per process: the tests run two workers on two cores, and numpy's small solves are
+# many times slower when OpenBLAS threads compete for the cores (measured in chapter 6's simulations).
+export OPENBLAS_NUM_THREADS ?= 1
+export OMP_NUM_THREADS ?= 1
+
 .PHONY: help install vendor book test test-fast lint nbval browser exercises bench clean
 
 help:

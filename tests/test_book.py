@@ -1,7 +1,13 @@
 """The book builds offline with warnings as errors, and its pages render in headless Chromium.
 
 The book is built once per session, with the command of ``make book`` (plus ``--path-output`` to a
-temporary folder, so ``book/_build`` is left alone), then checked by ``tools/check_book.py``. The browser
+temporary folder, so ``book/_build`` is left alone), then checked by ``tools/check_book.py``.
+
+One difference: ``make book`` executes every notebook (``execute_notebooks: force``), while this build
+renders the outputs stored in the notebooks (a copy of ``_config.yml`` with ``execute_notebooks: "off"``).
+The two give the same pages because ``make test`` also runs nbval in strict mode on every chapter: a
+stored output that a fresh execution does not reproduce fails there. Executing every chapter twice
+(once here, once in nbval) would cost minutes for no extra evidence. The browser
 tests skip, with the reason, only when no Chromium is installed (``bash tools/ensure_chromium.sh``).
 """
 
@@ -58,9 +64,27 @@ def built_book(tmp_path_factory) -> Path:
     return html
 
 
+def stored_output_config(out: Path) -> Path:
+    """A copy of book/_config.yml that renders the stored outputs (nbval checks them) instead of executing."""
+    text = (BOOK / "_config.yml").read_text(encoding="utf-8")
+    lines, switched = [], False
+    for line in text.splitlines():
+        key = line.split("#", 1)[0].strip()
+        if key.startswith("execute_notebooks:"):
+            line, switched = '  execute_notebooks: "off"', True
+        elif key.startswith("dedupe_assets:"):  # a local extension's folder, relative to the config file
+            line = f"    dedupe_assets: {BOOK / key.split(':', 1)[1].strip()}"
+        lines.append(line)
+    assert switched, "book/_config.yml has no execute_notebooks setting"
+    out.mkdir(parents=True, exist_ok=True)
+    config = out / "_config.yml"
+    config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return config
+
+
 def _build(out: Path) -> None:
     cmd = [_jupyter_book(), "build", "book", "--warningiserror", "--nitpick", "--keep-going",
-           "--path-output", str(out)]
+           "--path-output", str(out), "--config", str(stored_output_config(out))]
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S,
                           check=False)
@@ -190,6 +214,11 @@ KEY_TERMS = {
     "chapters/ch05_fourbar_arm": [
         "local closed chain", "active joint", "passive joint", "loop closure", "end link", "change point",
         "gravity compensation", "decoupling", "counterweight", "cutting the loop",
+    ],
+    "chapters/ch06_simulation": [
+        "spring-damper", "static equilibrium", "small-displacement test", "explicit method",
+        "implicit method", "step size", "tolerance", "stiffness", "energy drift", "DAE index",
+        "solver effort",
     ],
 }
 # How a page names a term when not by the term itself (or its plural).

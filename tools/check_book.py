@@ -45,6 +45,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -411,6 +412,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-screenshots", action="store_true")
     parser.add_argument("--window-height", type=int, default=0,
                         help="screenshot height in pixels (default 0: measure each page, whole page)")
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                        help="pages checked at the same time (default: 2, or 1 on a single core)")
     parser.add_argument("--chromium", help="Chromium executable (default: $CHROMIUM or chromium on PATH)")
     args = parser.parse_args(argv)
 
@@ -434,13 +437,17 @@ def main(argv: list[str] | None = None) -> int:
     reports = []
     ids: dict = {}  # anchors of link targets, shared by all pages
     with tempfile.TemporaryDirectory(prefix="check_book-") as tmp:
-        for page in pages:
+        def one(page: Path) -> PageReport:
             rel = str(page.relative_to(build))
             shots = None if args.no_screenshots or not wants_screenshot(rel) else args.screenshots
             try:
-                reports.append(check_page(chromium, build, page, shots, Path(tmp), args.window_height, ids))
+                return check_page(chromium, build, page, shots, Path(tmp), args.window_height, ids)
             except subprocess.TimeoutExpired:
-                reports.append(PageReport(rel, failures=[f"chromium timed out after {TIMEOUT_S} s"]))
+                return PageReport(rel, failures=[f"chromium timed out after {TIMEOUT_S} s"])
+
+        # Pages are independent Chromium runs: check --jobs of them at a time, report in page order.
+        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            reports = list(pool.map(one, pages))
     for r in reports:
         status = "FAIL" if r.failures else "ok  "
         print(f"{status} {r.page}" + (f"  ({'; '.join(r.notes)})" if r.notes else ""))
