@@ -22,6 +22,7 @@ from .errors import ShapeError
 from .rotations import check_rotation
 
 __all__ = [
+    "COLUMN_WIDTH",
     "COURSE_COLORS",
     "FRAME_COLORS",
     "use_course_style",
@@ -33,6 +34,10 @@ __all__ = [
     "draw_planar_model",
 ]
 
+#: Width of the book's text column in inches (690 px at 100 dpi): figures drawn this wide are shown
+#: at 1:1 scale, so their fonts have the same size in every chapter.
+COLUMN_WIDTH = 6.9
+
 #: Okabe–Ito colour-blind-safe palette (blue, vermillion, green, orange, purple, sky, yellow, black).
 COURSE_COLORS = ("#0072B2", "#D55E00", "#009E73", "#E69F00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 
@@ -43,17 +48,18 @@ FRAME_COLORS = ("#D55E00", "#009E73", "#0072B2")
 def use_course_style() -> None:
     """Set the book's figure style (size, resolution, grid, colours, fonts) for the session.
 
-    Every chapter calls it once at the top, so all figures of the book look alike.
+    Every chapter calls it once at the top, so all figures of the book look alike.  The default
+    figure is :data:`COLUMN_WIDTH` wide: the page shows it at 1:1 scale, fonts at their set sizes.
 
     Examples
     --------
     >>> import matplotlib as mpl
     >>> use_course_style()
     >>> tuple(mpl.rcParams["figure.figsize"]), mpl.rcParams["axes.grid"]
-    ((6.4, 4.0), True)
+    ((6.9, 4.3), True)
     """
     mpl.rcParams.update({
-        "figure.figsize": (6.4, 4.0),
+        "figure.figsize": (COLUMN_WIDTH, 4.3),
         "figure.dpi": 100,
         "savefig.dpi": 100,
         "figure.constrained_layout.use": True,
