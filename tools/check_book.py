@@ -412,8 +412,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-screenshots", action="store_true")
     parser.add_argument("--window-height", type=int, default=0,
                         help="screenshot height in pixels (default 0: measure each page, whole page)")
-    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
-                        help="pages checked at the same time (default: 2, or 1 on a single core)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="pages checked at the same time (default 1: Chromium itself runs several "
+                             "processes, and under `make test` the other test worker shares the cores)")
     parser.add_argument("--chromium", help="Chromium executable (default: $CHROMIUM or chromium on PATH)")
     args = parser.parse_args(argv)
 
