@@ -178,3 +178,17 @@ def test_batch_grading(tmp_path):
     before = out.read_text()
     again = grade([subs], out, timeout=20, workers=1, resume=True, log=lambda *a: None)
     assert again == [] and out.read_text() == before
+
+
+@pytest.mark.parametrize("store", [True, False])
+def test_execute_saves_widget_state_only_when_asked(tmp_path, store):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [new_code_cell("import ipywidgets as w\nw.IntSlider(value=3, min=0, max=9)")]
+    status, detail = execute(nb, tmp_path, timeout=120, store_widget_state=store)
+    assert status == "ok", detail
+    saved = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
+    state = saved.get("state", {})
+    sliders = [m for m in state.values() if m.get("model_name") == "IntSliderModel"]
+    assert len(sliders) == (1 if store else 0)
+    if store:
+        assert sliders[0]["state"]["value"] == 3

@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         failed = 0
         for path in notebooks_in(args.notebooks):
             nb = nbformat.read(path, as_version=4)
-            status, detail = execute(nb, path.parent, args.timeout)
+            status, detail = execute(nb, path.parent, args.timeout, store_widget_state=True)
             if status != "ok":
                 print(f"{path}: {status}: {detail}", file=sys.stderr)
                 failed += 1

@@ -141,11 +141,13 @@ def _student_name(path: Path, nb=None) -> str:
     return str(name) if name else path.stem
 
 
-def execute(nb, cwd: str | Path, timeout: float = 120) -> tuple[str, str]:
+def execute(nb, cwd: str | Path, timeout: float = 120, store_widget_state: bool = False) -> tuple[str, str]:
     """Run a notebook's code cells in place, in a fresh ``python3`` kernel, within ``timeout`` seconds.
 
     The budget is wall-clock for the whole notebook: each cell gets the time
-    that is left.  Returns ``(status, detail)`` with status ``"ok"``,
+    that is left.  With ``store_widget_state`` the widgets' state is saved in the
+    notebook's metadata (so that a rendered page can draw them).  Returns
+    ``(status, detail)`` with status ``"ok"``,
     ``"error"`` (a cell raised, or the kernel died) or ``"timeout"``; the
     outputs of the cells that ran stay in ``nb``.
     """
@@ -164,6 +166,7 @@ def execute(nb, cwd: str | Path, timeout: float = 120) -> tuple[str, str]:
         startup_timeout=max(1, math.ceil(min(timeout, 60))),
         shutdown_kernel="immediate",
         allow_errors=False,
+        store_widget_state=store_widget_state,
         resources={"metadata": {"path": str(Path(cwd).resolve())}},
     )
     index = -1
@@ -177,6 +180,8 @@ def execute(nb, cwd: str | Path, timeout: float = 120) -> tuple[str, str]:
                     raise CellTimeoutError(f"no time left before cell {index}")
                 client.timeout = max(1, math.ceil(left))
                 client.execute_cell(cell, index)
+            if store_widget_state:
+                client.set_widgets_metadata()
     except CellTimeoutError:
         return "timeout", f"{_num(timeout)} s limit reached in cell {index}"
     except CellExecutionError as exc:
