@@ -23,8 +23,9 @@ def _chapter(nb):
 
 @pytest.mark.parametrize("path", SOLUTIONS, ids=[p.stem for p in SOLUTIONS])
 def test_solution_notebook_passes_every_check(path):
+    # The stored outputs are read, not re-made: `make test` runs nbval in strict mode on solutions/,
+    # which re-executes every solution notebook and fails if an output (these records included) changed.
     nb = nbformat.read(path, as_version=4)
-    assert execute(nb, path.parent, timeout=180) == ("ok", "")
     records = records_in(nb)
     expected = [e.id for e in exercises(_chapter(nb))]
     assert sorted(records) == sorted(expected)
