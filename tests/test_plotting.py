@@ -42,8 +42,9 @@ def test_course_style_sets_the_book_defaults():
     with matplotlib.rc_context():
         plotting.use_course_style()
         rc = matplotlib.rcParams
-        assert tuple(rc["figure.figsize"]) == (6.4, 4.0)
-        assert rc["figure.dpi"] == 100
+        # drawn at the width of the book's text column (690 px at a 1280 px window): shown at 1:1 scale
+        assert tuple(rc["figure.figsize"]) == (plotting.COLUMN_WIDTH, 4.3)
+        assert rc["figure.dpi"] == 100 and round(plotting.COLUMN_WIDTH * rc["figure.dpi"]) == 690
         assert rc["axes.grid"] is True
         colours = [c["color"] for c in rc["axes.prop_cycle"]]
         assert colours[:3] == list(plotting.COURSE_COLORS[:3])
@@ -51,7 +52,7 @@ def test_course_style_sets_the_book_defaults():
         fig, ax = plt.subplots()
         (line,) = ax.plot([0, 1], [0, 1])
         assert matplotlib.colors.same_color(line.get_color(), plotting.COURSE_COLORS[0])
-        assert tuple(fig.get_size_inches()) == (6.4, 4.0)
+        assert tuple(fig.get_size_inches()) == (plotting.COLUMN_WIDTH, 4.3)
 
 
 # ------------------------------------------------------------------ 3-D frames and boxes
