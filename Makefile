@@ -52,9 +52,10 @@ test: install vendor
 	$(BIN)/python -m mbdlib.exercises generate solutions exercises --check
 	bash tools/ensure_chromium.sh
 	$(BIN)/python -m pytest -n 2 tests mbdlib
-	$(BIN)/python -m pytest -p no:cacheprovider --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg book/chapters
+	# nbval: every chapter and solution notebook re-executed, outputs compared (one notebook per worker)
+	$(BIN)/python -m pytest -p no:cacheprovider -n 2 --dist loadscope --nbval \
+		--nbval-sanitize-with tests/nbval_sanitize.cfg book/chapters solutions
 	$(BIN)/python -m pytest -p no:cacheprovider --nbval-lax book/intro
-	$(BIN)/python -m pytest -p no:cacheprovider --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg solutions
 
 test-fast: install
 	$(BIN)/python -m pytest -n 2 -m "not book and not slow" tests mbdlib

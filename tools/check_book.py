@@ -87,7 +87,7 @@ WIDGET_CONTROLS = {
 MAX_SHOT_HEIGHT = 40000
 MEASURE_SCRIPT = ('<script>setInterval(function () { var d = document.documentElement; '
                   'd.setAttribute("data-check-book-height", Math.max(d.scrollHeight, document.body ? '
-                  'document.body.scrollHeight : 0)); }, 200);</script>')
+                  'document.body.scrollHeight : 0)); }, 2000);</script>')
 
 
 @dataclass
