@@ -16,3 +16,24 @@ def assert_correct(exercise: str, answer) -> None:
     v = evaluate(exercise, answer)
     assert v.verdict == "correct", v
     assert v.points == get(exercise).points
+
+
+class Exploding:
+    """A junk answer that raises as soon as the checker tries to read it as numbers."""
+
+    def __array__(self, *a, **k):
+        raise RuntimeError("boom")
+
+    def __float__(self):
+        raise RuntimeError("boom")
+
+
+def assert_never_crashes_never_correct(chapter: int, answer) -> None:
+    """Every exercise of ``chapter`` judges the junk ``answer`` without raising and gives it no points."""
+    from mbdlib.exercises import exercises
+
+    for ex in exercises(chapter):
+        v = evaluate(ex.id, answer)
+        assert v.verdict in ("wrong", "unanswered", "error"), (ex.id, v)
+        assert v.points == 0 and v.max_points == ex.points
+        assert (v.verdict == "unanswered") == (answer is None)
