@@ -50,6 +50,7 @@ import sympy as sp
 from . import _backend as bk
 from .chain import Chain, as_backend
 from .errors import ModelError, ShapeError, SingularityError
+from .kane import KaneEquations
 from .kinematics import forward_kinematics, partial_velocities, point_position
 from .newton_euler import _body_equations, as_output, external_loads, gravity_vector
 
@@ -474,25 +475,14 @@ def closed_mass_matrix(cc: ClosedChain, q, theta_p, simplify=None):
 
 
 @dataclass
-class ClosedKaneEquations:
+class ClosedKaneEquations(KaneEquations):
     """``τ = M q̈ + h + G`` of a closed chain (from :func:`closed_kane_equations`).
 
-    ``M`` (n, n), ``h`` (n, 1) velocity terms (q̈ = 0, no gravity or loads),
-    ``G`` (n, 1) gravity and applied loads (q̇ = q̈ = 0); the formulas contain
-    ``q``, ``qd`` and the passive formulas given (``theta_p``).
+    As :class:`mbdlib.kane.KaneEquations` (``M`` (n, n), ``h`` (n, 1) velocity terms, ``G`` (n, 1)
+    gravity and applied loads, ``tau``), plus the passive formulas ``theta_p`` the entries contain.
     """
 
-    M: sp.Matrix
-    h: sp.Matrix
-    G: sp.Matrix
-    q: tuple
-    qd: tuple
-    qdd: tuple
     theta_p: tuple
-
-    @property
-    def tau(self) -> sp.Matrix:
-        return self.M @ sp.Matrix(self.qdd) + self.h + self.G
 
 
 def closed_kane_equations(cc: ClosedChain, theta_p, gravity=(0, 0, -9.81), f_ext=None, q=None,
