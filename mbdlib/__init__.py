@@ -33,6 +33,7 @@ from .dae import (
     project_positions,
     project_velocities,
     redundant_rows,
+    static_equilibrium,
 )
 from .dae import simulate as simulate_constrained
 from .dynamics import (
@@ -115,7 +116,7 @@ __all__ = [
     "SpatialDofReport",
     # constrained (DAE) integration
     "SimulationResult", "accelerations", "kkt_matrix", "project_positions", "project_velocities",
-    "redundant_rows", "simulate_constrained",
+    "redundant_rows", "static_equilibrium", "simulate_constrained",
     # coordinate choice and system assembly
     "RelativeModel", "ChainSystem", "body_states", "convert", "mechanism", "AssembledSystem", "ModelReport",
     "assemble_system", "model_report", "compare_models",

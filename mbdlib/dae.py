@@ -44,7 +44,7 @@ from scipy.integrate import DOP853, RK23, RK45, Radau
 from .errors import MbdError, ModelError, ShapeError, SingularityError
 
 __all__ = ["CartesianPendulum", "SimulationResult", "kkt_matrix", "accelerations", "redundant_rows",
-           "project_positions", "project_velocities", "simulate"]
+           "project_positions", "project_velocities", "static_equilibrium", "simulate"]
 
 METHODS = ("none", "baumgarte", "projection", "augmented_lagrangian")
 SOLVERS = {"RK23": RK23, "RK45": RK45, "DOP853": DOP853, "Radau": Radau}
@@ -318,6 +318,74 @@ def project_positions(system, q, t=0.0, tol=1e-12, max_iter=20):
     raise MbdError(f"project_positions: Newton did not reach ‖Φ‖ ≤ {tol:g} in {max_iter} iterations at "
                    f"t = {t:g}; worst row {_labels(system, phi.size)[worst]!r} = {phi[worst]:.3g}. "
                    "Reduce the tolerances (rtol, atol) so that each step drifts less.")
+
+
+def static_equilibrium(system, q, t=0.0, tol=1e-11, max_iter=30, step=1e-6):
+    """A configuration at rest where the applied forces balance the joint forces.
+
+    Newton on the unknowns ``(q, λ)`` of the equilibrium equations (the dynamic equations with
+    ``q̇ = q̈ = 0``; Haug 1989, §5.3)::
+
+        Q(t, q, 0) − Φ_qᵀ λ = 0,    Φ(q, t) = 0,
+
+    with the Jacobian by central differences (``Q`` of springs and loads has no analytic
+    derivative in the protocol), starting from ``q`` projected onto ``Φ = 0`` and the least-squares
+    multipliers there.  Newton finds the equilibrium nearest ``q``, stable or not.
+
+    Parameters
+    ----------
+    system : object with the SYSTEM PROTOCOL
+    q : array_like, shape (n,)
+        Starting guess (need not satisfy the constraints).
+    t : float
+    tol : float
+        Stop when every residual is ≤ ``tol`` in magnitude.
+    max_iter : int
+    step : float
+        Finite-difference step of the Jacobian.
+
+    Returns
+    -------
+    q : ndarray, shape (n,)
+    lam : ndarray, shape (m,)
+        Multipliers: the joint forces on the bodies are ``−Φ_qᵀ λ``.
+    iterations : int
+
+    >>> p = CartesianPendulum(length=1.0, angle=0.5)    # released at 0.5 rad: hangs straight down
+    >>> q, lam, it = static_equilibrium(p, p.q0)
+    >>> q.round(12) + 0.0, lam.round(9) + 0.0
+    (array([ 0., -1.]), array([4.905]))
+    """
+    q = _state(system, q, "q").copy()
+    n, m = system.n, len(system.phi(q, t))
+    rest = np.zeros(n)
+    if m:  # start on the constraints, with the multipliers that balance Q best there
+        q = project_positions(system, q, t)[0]
+        lam0 = np.linalg.lstsq(system.phi_q(q, t).T, system.Q(t, q, rest), rcond=None)[0]
+    else:
+        lam0 = np.zeros(0)
+
+    def residual(x):
+        qx, lam = x[:n], x[n:]
+        return np.concatenate([system.Q(t, qx, rest) - system.phi_q(qx, t).T @ lam, system.phi(qx, t)])
+
+    x = np.concatenate([q, lam0])
+    for it in range(max_iter + 1):
+        r = residual(x)
+        if np.max(np.abs(r), initial=0.0) <= tol:
+            return x[:n], x[n:], it
+        if it == max_iter:
+            break
+        J = np.column_stack([(residual(x + step * e) - residual(x - step * e)) / (2 * step)
+                             for e in np.eye(n + m)])
+        try:
+            x = x - np.linalg.solve(J, r)
+        except np.linalg.LinAlgError:
+            raise SingularityError("static_equilibrium: the equilibrium equations are singular at the "
+                                   "current guess (redundant constraints, or a body no force or joint "
+                                   "holds); check the model with mbdlib.check_model") from None
+    raise MbdError(f"static_equilibrium: Newton did not converge in {max_iter} iterations (largest "
+                   f"residual {np.max(np.abs(r)):.3g}); start from a guess nearer the equilibrium")
 
 
 def project_velocities(system, q, qd, t=0.0):

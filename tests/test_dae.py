@@ -496,3 +496,51 @@ def test_planar_redundant_parallelogram_names_its_joints():
         m.simulate(0.5, method="none")
     res = m.simulate(0.5, method="augmented_lagrangian", dt=2e-3)
     assert res.violation.max() < 1e-8 and res.energy_error < 1e-5
+
+
+# ----------------------------------------------------------------- static equilibrium
+def _hanging_block(k=2000.0, l0=0.3, m=5.0, y0=-0.9):
+    """A block on a vertical guide x = 0, hung from the ground point (0, 0) by a spring (k, l0)."""
+    from mbdlib import PlanarModel
+
+    model = PlanarModel(gravity=(0.0, -9.81))
+    block = model.add_body("block", mass=m, inertia=0.01, position=(0.0, y0))
+    model.add_translational(model.ground, block, axis_i=(0.0, 1.0))
+    model.add_spring_damper(model.ground, block, stiffness=k, rest_length=l0)
+    return model
+
+
+def test_static_equilibrium_of_a_block_on_a_spring_matches_the_closed_form():
+    k, l0, m = 2000.0, 0.3, 5.0
+    model = _hanging_block(k, l0, m)
+    q, lam, _ = dae.static_equilibrium(model, model.q_guess())
+    # by hand: the spring stretches until k (ℓ − ℓ0) = m g, so y = −(ℓ0 + m g / k)
+    assert q[1] == pytest.approx(-(l0 + m * 9.81 / k), abs=1e-10)
+    np.testing.assert_allclose(model.Q(0.0, q, np.zeros(3)), model.phi_q(q).T @ lam, atol=1e-9)
+
+
+def test_static_equilibrium_of_a_pendulum_hangs_straight_down():
+    from mbdlib import PlanarModel
+
+    model = PlanarModel(gravity=(0.0, -9.81))
+    rod = model.add_body("rod", mass=2.0, inertia=2.0 / 12, position=(0.5 * np.cos(0.4), 0.5 * np.sin(0.4)),
+                         angle=0.4)
+    model.add_revolute(model.ground, rod, (0.0, 0.0), (-0.5, 0.0))
+    q, lam, _ = dae.static_equilibrium(model, model.q_guess())
+    np.testing.assert_allclose(q[:2], [0.0, -0.5], atol=1e-9)
+    assert np.cos(q[2]) == pytest.approx(0.0, abs=1e-9) and np.sin(q[2]) == pytest.approx(-1.0)  # φ ≡ −π/2
+    # the pin carries the weight: joint force −Φ_qᵀλ on the rod is (0, +m g, 0)
+    np.testing.assert_allclose(-model.phi_q(q).T @ lam, [0.0, 2.0 * 9.81, 0.0], atol=1e-8)
+
+
+def test_static_equilibrium_errors_are_clear():
+    from mbdlib import PlanarModel
+
+    free = PlanarModel(gravity=(0.0, -9.81))
+    free.add_body("stone", mass=1.0, inertia=0.1)
+    with pytest.raises(SingularityError, match="no force or joint holds"):
+        dae.static_equilibrium(free, np.zeros(3))
+    with pytest.raises(ShapeError):
+        dae.static_equilibrium(_hanging_block(), np.zeros(2))
+    with pytest.raises(MbdError, match="did not converge"):
+        dae.static_equilibrium(_hanging_block(), np.array([0.0, -0.9, 0.0]), max_iter=1, tol=1e-30)
