@@ -12,7 +12,7 @@ VENDOR := book/_assets/vendor/.stamp
 export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: help install vendor book test test-fast lint nbval browser exercises bench clean
+.PHONY: help install vendor book test test-extended test-fast lint nbval browser exercises bench clean
 
 help:
 	@echo "make book   - build the HTML book (every notebook executed), print the path of index.html"
@@ -56,6 +56,11 @@ test: install vendor
 	$(BIN)/python -m pytest -p no:cacheprovider -n 2 --dist loadscope --nbval \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg book/chapters solutions
 	$(BIN)/python -m pytest -p no:cacheprovider --nbval-lax book/intro
+
+# the optional robot models (~400 MB: example-robot-data) and the tests that load them
+test-extended: install
+	$(BIN)/python -m pip install -q -e ".[robots]"
+	MBDLIB_EXTENDED=1 $(BIN)/python -m pytest tests/extended
 
 test-fast: install
 	$(BIN)/python -m pytest -n 2 -m "not book and not slow" tests mbdlib

@@ -11,6 +11,7 @@ import numbers
 import numpy as np
 
 from ._checks_views import G_EARTH, ModelView, f3, plural, vec
+from .assembly import nonzero_pattern
 from .constraints import nearby_rank, rank_analysis
 from .errors import ModelError
 
@@ -479,10 +480,10 @@ def step5(v: ModelView) -> list:
             **values,
         )
     J = np.asarray(v.system.phi_q(v.q, 0.0), dtype=float)
-    nnz_M = int(np.count_nonzero(M))
+    nnz_M = int(np.count_nonzero(nonzero_pattern(M)))
     fill_M = nnz_M / n**2
     if J.size:
-        nnz_J = int(np.count_nonzero(J))
+        nnz_J = int(np.count_nonzero(nonzero_pattern(J)))
         fill_J = nnz_J / J.size
         jac = f"Φ_q ({J.shape[0]}×{J.shape[1]}): {nnz_J} non-zeros, fill {f3(fill_J)}"
     else:

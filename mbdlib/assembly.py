@@ -88,8 +88,13 @@ class AssembledSystem:
 
     @property
     def patterns(self) -> dict:
-        """Sparsity patterns (boolean arrays) of ``M``, ``Phi_q`` and ``K``."""
-        return {"M": self.M != 0, "Phi_q": self.Phi_q != 0, "K": self.K != 0}
+        """Sparsity patterns (boolean arrays) of ``M``, ``Phi_q`` and ``K``.
+
+        An entry counts as non-zero when it exceeds ``1e-12`` times the largest entry of its matrix:
+        an entry that is zero in exact arithmetic (``cos(π/2)``, a difference of equal products) may
+        come out as round-off of either sign or as an exact 0, depending on the machine's kernels.
+        """
+        return {key: nonzero_pattern(A) for key, A in (("M", self.M), ("Phi_q", self.Phi_q), ("K", self.K))}
 
     @property
     def nnz(self) -> dict:
@@ -107,6 +112,18 @@ class AssembledSystem:
                 + (f" + {self.k} nonholonomic rows" if self.k else "")
                 + f"; K is {size}×{size} with {nnz['K']} non-zeros ({nnz['K'] / size**2:.0%}); "
                   f"nnz(M) = {nnz['M']}, nnz(Φ_q) = {nnz['Phi_q']}")
+
+
+def nonzero_pattern(A) -> np.ndarray:
+    """Boolean pattern of the entries of ``A`` above ``1e-12 ×`` its largest entry (round-off is zero).
+
+    >>> nonzero_pattern(np.array([[1.0, 6e-17], [0.0, -2.0]]))
+    array([[ True, False],
+           [False,  True]])
+    """
+    A = np.asarray(A, dtype=float)
+    scale = np.abs(A).max() if A.size else 0.0
+    return np.abs(A) > 1e-12 * scale
 
 
 def _state(model, q, qd):
@@ -263,8 +280,9 @@ def model_report(model, name: str | None = None, q=None, qd=None, t: float = 0.0
         q = model.assemble() if q is None else np.asarray(q, dtype=float)
         rep = model.dof_report(q)
         J = model.phi_q(q)
-        return ModelReport(name, model.n, J.shape[0], rep.rank, rep.dof, None, int(np.count_nonzero(J)),
-                           None, None, rep.coordinates_6, rep.constraints_6)
+        nnz = int(np.count_nonzero(nonzero_pattern(J)))
+        return ModelReport(name, model.n, J.shape[0], rep.rank, rep.dof, None, nnz, None, None,
+                           rep.coordinates_6, rep.constraints_6)
     s = assemble_system(model, q, qd, t)
     J = np.vstack([s.Phi_q, s.B])
     rank = rank_analysis(s.Phi_q)[0]

@@ -361,7 +361,10 @@ class RelativeModel:
     def M(self, q) -> np.ndarray:
         """``M(θ) = Jᵀ M_x J``, shape ``(n, n)``, symmetric positive definite, dense in general."""
         J = self.kinematics(q)[1]
-        return J.T @ (self._Mx()[:, None] * J)
+        M = J.T @ (self._Mx()[:, None] * J)
+        # Jᵀ M_x J is symmetric in exact arithmetic; a BLAS kernel may differ in the last bit between
+        # M[i, j] and M[j, i]. Averaging with the transpose makes it symmetric on every machine.
+        return (M + M.T) / 2
 
     def Q(self, t, q, qd) -> np.ndarray:
         """``Q = Jᵀ (Q_x − M_x J̇ q̇)``: gravity and the velocity-product forces, shape ``(n,)``."""

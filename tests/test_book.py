@@ -8,7 +8,7 @@ renders the outputs stored in the notebooks (a copy of ``_config.yml`` with ``ex
 The two give the same pages because ``make test`` also runs nbval in strict mode on every chapter: a
 stored output that a fresh execution does not reproduce fails there. Executing every chapter twice
 (once here, once in nbval) would cost minutes for no extra evidence. The browser
-tests skip, with the reason, only when no Chromium is installed (``bash tools/ensure_chromium.sh``).
+tests fail, saying what to install, when no Chromium is found (``bash tools/ensure_chromium.sh``).
 """
 
 from __future__ import annotations
@@ -465,8 +465,8 @@ def test_console_failures_keeps_errors_only():
 def chromium() -> str:
     path = check_book.find_chromium()
     if path is None:
-        pytest.skip("Chromium is not installed (run `bash tools/ensure_chromium.sh` as root): "
-                    "the built-book browser check is skipped")
+        pytest.fail("Chromium is not installed: run `bash tools/ensure_chromium.sh` as root "
+                    "(make test does), or set CHROMIUM to its path")
     return path
 
 

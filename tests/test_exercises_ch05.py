@@ -16,7 +16,7 @@ import sympy as sp
 from exercise_helpers import Exploding, assert_correct, assert_hint, assert_never_crashes_never_correct
 
 from mbdlib.errors import SingularityError
-from mbdlib.exercises import exercises
+from mbdlib.exercises import exercises, get
 from mbdlib.mechanisms import fourbar_arm
 
 Q, QD, QDD = np.array([0.4, 2.0]), np.array([0.5, -1.0]), np.array([1.5, 2.0])
@@ -100,6 +100,11 @@ def test_5_3_passive_jacobian_is_singular_there_and_the_library_refuses():
             fourbar_arm().passive_rates([0.3, 0.3 + delta])
     fourbar_arm().passive_rates([0.3, 0.3 + math.pi / 2])  # and not elsewhere
     assert_correct("5.3", [0.0, math.pi])
+
+
+def test_5_3_key_is_the_closed_form():
+    """The parallelogram's J_p is singular where sin(q2 - q1) = 0: the key is [0, π] on every machine."""
+    np.testing.assert_allclose(get("5.3").reference(), [0.0, math.pi], atol=1e-6)
 
 
 def test_5_3_mistakes():

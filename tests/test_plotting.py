@@ -16,7 +16,7 @@ from hypothesis import strategies as st  # noqa: E402
 from matplotlib.text import Annotation  # noqa: E402
 from scipy.spatial.transform import Rotation  # noqa: E402
 
-from mbdlib import plotting  # noqa: E402
+from mbdlib import kinematics, plotting  # noqa: E402
 from mbdlib.errors import RotationError, ShapeError  # noqa: E402
 
 
@@ -222,7 +222,6 @@ def _planar_closed_form(lengths, q, qd):
 
 
 def test_planar_chain_from_kinematics_matches_the_closed_form():
-    kinematics = pytest.importorskip("mbdlib.kinematics")
     from mbdlib.chain import Chain
 
     lengths, q, qd = [1.0, 0.8, 0.5], np.array([0.4, -0.9, 1.2]), np.array([0.5, -0.3, 0.8])
@@ -240,7 +239,6 @@ def test_planar_chain_from_kinematics_matches_the_closed_form():
 
 
 def test_planar_chain_rejects_tip_with_points_and_symbolic_kinematics():
-    kinematics = pytest.importorskip("mbdlib.kinematics")
     import sympy as sp
 
     from mbdlib.chain import Chain
