@@ -47,6 +47,7 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from html import unescape as html_unescape
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -85,9 +86,48 @@ WIDGET_CONTROLS = {
     "PlayView": ".widget-play",
 }
 MAX_SHOT_HEIGHT = 40000
+MAX_PAGE_MB = 5.0
 MEASURE_SCRIPT = ('<script>setInterval(function () { var d = document.documentElement; '
                   'd.setAttribute("data-check-book-height", Math.max(d.scrollHeight, document.body ? '
                   'document.body.scrollHeight : 0)); }, 2000);</script>')
+# Moves every slider of every frame player (mbdlib.frames: a widget's static counterpart or an animation)
+# the way a reader does (a new value, then an "input" event) and records whether the picture changed; presses
+# each play button and records whether the picture moved on by itself. The result goes into an attribute of
+# <html>, read back from --dump-dom.
+PLAYER_SCRIPT = """<script>window.addEventListener("load", function () { setTimeout(function () {
+  var results = [], playing = [];
+  function shown(p) {
+    var img = p.querySelector("img.mbd-player-img"), pre = p.querySelector("pre.mbd-player-text");
+    return (img ? img.getAttribute("src") : "") + "|" + (pre ? pre.textContent : "");
+  }
+  document.querySelectorAll(".mbd-player").forEach(function (p) {
+    var r = {id: p.id, kind: p.getAttribute("data-mbd-kind"), widget: p.hasAttribute("data-mbd-widget"),
+             sliders: [], distinct: 0, play: null};
+    var seen = {};
+    p.querySelectorAll(".mbd-player-control").forEach(function (s) {
+      var v0 = s.value, before = shown(p), changed = false;
+      var n = s.tagName === "SELECT" ? s.options.length - 1 : parseInt(s.max, 10);
+      for (var v = 0; v <= n; v++) {
+        s.value = String(v); s.dispatchEvent(new Event("input", {bubbles: true}));
+        seen[shown(p)] = true;
+        if (String(v) !== v0 && shown(p) !== before) { changed = true; }
+      }
+      s.value = v0; s.dispatchEvent(new Event("input", {bubbles: true}));
+      r.sliders.push(changed);
+    });
+    r.distinct = Object.keys(seen).length;
+    var button = p.querySelector("button.mbd-player-play");
+    if (button) { playing.push([r, p, shown(p)]); button.click(); }
+    results.push(r);
+  });
+  setTimeout(function () {
+    playing.forEach(function (x) {
+      x[0].play = shown(x[1]) !== x[2];
+      x[1].querySelector("button.mbd-player-play").click();
+    });
+    document.documentElement.setAttribute("data-check-players", JSON.stringify(results));
+  }, 1500);
+}, 300); });</script>"""
 
 
 @dataclass
@@ -95,6 +135,7 @@ class PageReport:
     page: str
     failures: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    counts: dict = field(default_factory=dict)
 
     def fail(self, msg: str) -> None:
         self.failures.append(msg)
@@ -165,7 +206,60 @@ def check_source(page: Path, html: str, report: PageReport, build: Path | None =
         "sliders": len(re.findall(r'"_view_name": "\w*SliderView"', state_text)),
         "controls": saved_controls(state_text),
         "images": len(soup.find_all("img")),
+        "players": len(soup.select(".mbd-player")),
+        "widget_players": len(soup.select(".mbd-player[data-mbd-widget]")),
     }
+
+
+def page_weight(page: Path, html: str) -> int:
+    """Bytes a reader downloads for the page's own content: the HTML (with its inline frames) plus the local
+    images it shows (the theme's and the vendored scripts, shared by every page and cached, not counted)."""
+    soup = BeautifulSoup(html, "html.parser")
+    total = len(html.encode("utf-8"))
+    for src in {img.get("src", "") for img in soup.find_all("img")}:
+        target = _local_target(page, src)
+        if target is not None and target.is_file() and "_static" not in target.parts:
+            total += target.stat().st_size
+    return total
+
+
+def check_players(dom: str, expect: dict, report: PageReport) -> dict:
+    """Every frame player responds: each slider changes the picture, each play button moves it on.
+
+    Returns counts for the summary: {"widgets": n, "widgets_ok": n, "animations": n, "animations_ok": n}.
+    A live widget view rendered without a counterpart counts as a widget that does not respond.
+    """
+    counts = {"widgets": 0, "widgets_ok": 0, "animations": 0, "animations_ok": 0}
+    found = re.search(r'data-check-players="([^"]*)"', dom)
+    if expect["players"] and not found:
+        report.fail(f"{expect['players']} frame player(s) on the page, but the player check did not report")
+        return counts
+    results = json.loads(html_unescape(found.group(1))) if found else []
+    if len(results) != expect["players"]:
+        report.fail(f"{expect['players']} frame players in the source, {len(results)} in the rendered page")
+    for r in results:
+        ok_sliders = bool(r["sliders"]) and all(r["sliders"])
+        if r["kind"] == "animation":
+            counts["animations"] += 1
+            ok = ok_sliders and r["play"] is True
+            counts["animations_ok"] += ok
+            if not ok:
+                report.fail(f"animation {r['id']} does not play (slider moves picture: {r['sliders']}, "
+                            f"play moves picture: {r['play']})")
+        else:
+            counts["widgets"] += 1
+            counts["widgets_ok"] += ok_sliders
+            if not ok_sliders:
+                report.fail(f"widget counterpart {r['id']}: a slider does not change the picture "
+                            f"({r['sliders']}, {r['distinct']} distinct pictures)")
+    dead = expect["widget_views"]
+    if dead:  # live widget views that the book renders: without a kernel they cannot respond
+        counts["widgets"] += dead
+        report.fail(f"{dead} live widget view(s) rendered without a static counterpart: in the HTML book "
+                    "their sliders do nothing (give interactive_figure a static= grid)")
+    report.notes.append(f"{counts['widgets_ok']} of {counts['widgets']} widgets respond, "
+                        f"{counts['animations_ok']} of {counts['animations']} animations play")
+    return counts
 
 
 def saved_controls(state_text: str) -> dict[str, int]:
@@ -331,15 +425,16 @@ def render_measured(chromium: str, page: Path, workdir: Path,
     """Run Chromium on a copy of ``page`` that records its own height; return (process, height in px).
 
     The copy sits next to the page (so its relative links work) and is removed afterwards; it differs
-    from the page by one script that keeps writing ``scrollHeight`` into an attribute of <html>, read back
-    from ``--dump-dom`` (which ``extra`` must include). The height is None if it could not be measured.
+    from the page by two scripts: one keeps writing ``scrollHeight`` into an attribute of <html>, read back
+    from ``--dump-dom`` (which ``extra`` must include), the other moves the sliders of the frame players
+    (:data:`PLAYER_SCRIPT`). The height is None if it could not be measured.
     """
     html = page.read_text(encoding="utf-8")
     body_end = html.rfind("</body>")
     if body_end < 0:
         html, body_end = html + "<body></body>", len(html) + len("<body>")
     copy = page.with_name(f".check_book-measure-{os.getpid()}-{page.name}")
-    copy.write_text(html[:body_end] + MEASURE_SCRIPT + html[body_end:], encoding="utf-8")
+    copy.write_text(html[:body_end] + MEASURE_SCRIPT + PLAYER_SCRIPT + html[body_end:], encoding="utf-8")
     try:
         proc = run_chromium(chromium, copy.as_uri(), extra, workdir)
     finally:
@@ -357,19 +452,23 @@ def check_page(chromium: str, build: Path, page: Path, shots: Path | None, workd
                height: int = 0, ids: dict | None = None) -> PageReport:
     """All checks of one page; a screenshot into ``shots`` (``height`` 0: the whole page)."""
     report = PageReport(str(page.relative_to(build)))
-    expect = check_source(page, page.read_text(encoding="utf-8"), report, build=build, ids=ids)
+    html = page.read_text(encoding="utf-8")
+    expect = check_source(page, html, report, build=build, ids=ids)
+    weight = page_weight(page, html)
+    report.notes.append(f"weight {weight / 1e6:.2f} MB")
+    if weight > MAX_PAGE_MB * 1e6:
+        report.fail(f"the page weighs {weight / 1e6:.1f} MB (limit {MAX_PAGE_MB:g} MB): "
+                    "use fewer or smaller frames")
     netlog = workdir / f"net-{abs(hash(page))}.json"
     extra = ["--enable-logging=stderr", "--v=0", f"--log-net-log={netlog}", "--window-size=1280,1000",
              "--dump-dom"]
-    measured = None
-    if shots is not None and height <= 0:  # one run checks the page and measures it for the screenshot
-        proc, measured = render_measured(chromium, page, workdir, extra)
-    else:
-        proc = run_chromium(chromium, page.as_uri(), extra, workdir)
+    # one run checks the page, moves its players' sliders and measures it for the screenshot
+    proc, measured = render_measured(chromium, page, workdir, extra)
     if proc.returncode != 0 or "<html" not in proc.stdout:
         report.fail(f"chromium --dump-dom failed (exit {proc.returncode}): {proc.stderr[-500:]}")
         return report
     check_dom(page, proc.stdout, expect, report)
+    report.counts = check_players(proc.stdout, expect, report)
     if netlog.exists():
         by_page, by_browser = page_requests(netlog)
         for url in by_page:
@@ -455,6 +554,10 @@ def main(argv: list[str] | None = None) -> int:
         for msg in r.failures:
             print(f"       - {msg}")
     n_bad = sum(bool(r.failures) for r in reports)
+    totals = {k: sum(r.counts.get(k, 0) for r in reports)
+              for k in ("widgets", "widgets_ok", "animations", "animations_ok")}
+    print(f"check_book: {totals['widgets_ok']} of {totals['widgets']} widgets respond, "
+          f"{totals['animations_ok']} of {totals['animations']} animations play")
     print(f"check_book: {len(reports) - n_bad} passed, {n_bad} failed "
           f"({len(reports)} pages, {time.perf_counter() - start:.1f} s, {Path(chromium).name})")
     return 1 if n_bad else 0
