@@ -19,7 +19,7 @@ def test_callback_runs_once_with_defaults_then_on_change():
 
     x = widgets.slider(0.25, 0.0, 1.0, description="x")
     kind = widgets.dropdown(["a", "b"], description="kind")
-    box = widgets.interactive_figure(draw, {"x": x, "kind": kind})
+    box = widgets.interactive_figure(draw, {"x": x, "kind": kind}, static=False)
     assert seen == [(0.25, "a")]
     kind.value = "b"
     x.value = 0.75

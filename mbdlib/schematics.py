@@ -1,0 +1,495 @@
+"""Schematic drawings of mechanics: frames, vectors, joints, links, bodies, forces, angles, block matrices.
+
+The book's figures of *what the equations use* – a link with its frame, joint axis and the vectors
+``l``, ``d``, ``s'``; a free body with its forces; a revolute joint between two bodies; the block
+structure of ``Φ_q`` – are drawn by code with these helpers, so that every chapter's schematics share
+one look (the course palette of :mod:`mbdlib.plotting`, one font size) and each helper is tested to
+render.
+
+Every helper draws into a matplotlib axes that you pass in and returns the artists it made (so a
+figure can be animated, and a test can check what was drawn). Points and vectors are 2-D ``(x, y)``
+for planar diagrams; the ``*_3d`` helpers take 3-D axes. Labels are matplotlib mathtext, e.g.
+``r"$\\mathbf{l}_{i-1}$"``.
+
+Like :mod:`mbdlib.plotting`, this module sits on top of the library: nothing in the core imports it.
+
+Examples
+--------
+>>> import matplotlib; matplotlib.use("Agg")
+>>> fig, ax = diagram(figsize=(3, 2))
+>>> a = draw_revolute(ax, (0, 0), ground=True)
+>>> link = draw_link(ax, (0, 0), (1, 0.5))
+>>> v = draw_vector(ax, (0, 0), (1, 0.5), r"$\\mathbf{l}$")
+>>> sorted(v)
+['arrow', 'label']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib import patches
+from matplotlib.lines import Line2D
+
+from .errors import ShapeError
+from .plotting import COLUMN_WIDTH, COURSE_COLORS, FRAME_COLORS
+
+__all__ = [
+    "INK", "LINK_COLOR", "FORCE_COLOR", "VECTOR_COLOR", "MOMENT_COLOR",
+    "diagram", "draw_vector", "draw_point", "draw_frame2d", "draw_ground", "draw_revolute",
+    "draw_prismatic", "draw_link", "draw_body", "draw_angle", "draw_force", "draw_moment", "draw_com",
+    "draw_spring", "draw_label_box", "draw_flow_arrow", "draw_block_matrix", "draw_vector_3d",
+    "draw_axis_3d", "rot2", "legend_handles",
+]
+
+#: Colour of outlines and text.
+INK = "0.15"
+#: Fill of links and bodies.
+LINK_COLOR = "#9ecae1"
+#: Position and geometry vectors (l, d, s').
+VECTOR_COLOR = COURSE_COLORS[0]
+#: Forces.
+FORCE_COLOR = COURSE_COLORS[1]
+#: Moments and torques.
+MOMENT_COLOR = COURSE_COLORS[4]
+_FONT = 10
+
+
+def rot2(angle: float) -> np.ndarray:
+    """The planar rotation matrix ``A(φ) = [[cos φ, −sin φ], [sin φ, cos φ]]`` (body -> global).
+
+    >>> rot2(np.pi / 2) @ [1.0, 0.0]
+    array([6.123234e-17, 1.000000e+00])
+    """
+    c, s = np.cos(angle), np.sin(angle)
+    return np.array([[c, -s], [s, c]])
+
+
+def _xy(p, name: str) -> np.ndarray:
+    a = np.asarray(p, dtype=float).reshape(-1)
+    if a.shape != (2,) or not np.all(np.isfinite(a)):
+        raise ShapeError(f"{name} must be a finite planar point or vector (x, y), got {p!r}")
+    return a
+
+
+def _xyz(p, name: str) -> np.ndarray:
+    a = np.asarray(p, dtype=float).reshape(-1)
+    if a.shape != (3,) or not np.all(np.isfinite(a)):
+        raise ShapeError(f"{name} must be a finite 3-D point or vector (x, y, z), got {p!r}")
+    return a
+
+
+def diagram(figsize=(COLUMN_WIDTH, 3.6), ncols: int = 1, **subplot_kw):
+    """A figure for schematics: equal scales, no axes, no grid (``ncols`` panels side by side).
+
+    Returns ``(fig, ax)`` (``ax`` an array of axes when ``ncols > 1``).
+
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> fig, (a, b) = diagram(ncols=2)
+    >>> a.get_aspect(), a.axison
+    (1.0, False)
+    """
+    fig, axes = plt.subplots(1, ncols, figsize=figsize, **subplot_kw)
+    for ax in np.atleast_1d(axes):
+        ax.set_aspect("equal")
+        ax.set_axis_off()
+    return fig, axes
+
+
+def _label(ax, at, text, color=INK, offset=(0.0, 0.0), ha="center", va="center", size=_FONT, **kw):
+    if not text:
+        return None
+    x, y = _xy(at, "label position") + np.asarray(offset, dtype=float)
+    return ax.text(x, y, text, color=color, ha=ha, va=va, fontsize=size, zorder=6, **kw)
+
+
+def draw_vector(ax, tail, vector, label: str | None = None, color=VECTOR_COLOR, width: float = 1.6,
+                label_at: float = 0.5, label_offset=(0.0, 0.0), linestyle: str = "-", head: float = 10.0,
+                zorder: int = 4) -> dict:
+    """An arrow from ``tail`` to ``tail + vector``, with a label beside its middle (or at ``label_at``).
+
+    ``label_offset`` shifts the label in data units; by default it sits a little to the left of the arrow
+    (seen from its tail), which keeps labels of a chain of vectors apart.
+
+    Returns ``{"arrow": FancyArrowPatch, "label": Text or None}``.
+    """
+    tail, vector = _xy(tail, "tail"), _xy(vector, "vector")
+    head_pt = tail + vector
+    arrow = patches.FancyArrowPatch(tail, head_pt, arrowstyle="-|>", mutation_scale=head, color=color,
+                                    lw=width, linestyle=linestyle, shrinkA=0, shrinkB=0, zorder=zorder)
+    ax.add_patch(arrow)
+    ax.update_datalim([tail, head_pt])
+    text = None
+    if label:
+        length = np.hypot(*vector)
+        normal = np.array([-vector[1], vector[0]]) / length if length > 0 else np.zeros(2)
+        scale = 0.07 * max(length, 1e-9) if np.allclose(label_offset, 0) else 0.0
+        at = tail + label_at * vector + scale * normal + np.asarray(label_offset, dtype=float)
+        text = _label(ax, at, label, color=color)
+    ax.autoscale_view()
+    return {"arrow": arrow, "label": text}
+
+
+def draw_point(ax, p, label: str | None = None, color=INK, size: float = 4.0, label_offset=(0.04, 0.04),
+               ha: str = "left", va: str = "bottom", filled: bool = True) -> dict:
+    """A marked point with a label (e.g. a joint centre ``O``, a body point ``P``).
+
+    Returns ``{"marker": Line2D, "label": Text or None}``.
+    """
+    p = _xy(p, "p")
+    (marker,) = ax.plot(*p, "o", ms=size, color=color, mfc=color if filled else "white", zorder=6)
+    return {"marker": marker, "label": _label(ax, p, label, color=color, offset=label_offset, ha=ha, va=va)}
+
+
+def draw_frame2d(ax, origin=(0.0, 0.0), angle: float = 0.0, length: float = 0.4,
+                 labels: Sequence[str] | None = ("x", "y"), colors=FRAME_COLORS[:2], width: float = 1.4,
+                 origin_label: str | None = None) -> dict:
+    """A planar frame: two axes at ``origin`` rotated by ``angle`` (body frame of a planar body).
+
+    Returns ``{"axes": [2 arrows], "labels": [...], "origin": Text or None}``.
+    """
+    origin = _xy(origin, "origin")
+    A = rot2(angle)
+    arrows, texts = [], []
+    for k in range(2):
+        d = A[:, k] * length
+        arrows.append(draw_vector(ax, origin, d, color=colors[k], width=width, head=9)["arrow"])
+        if labels:
+            texts.append(_label(ax, origin + 1.18 * d, labels[k], color=colors[k]))
+    o = _label(ax, origin, origin_label, offset=(-0.05 * length, -0.12 * length), ha="right", va="top")
+    return {"axes": arrows, "labels": texts, "origin": o}
+
+
+def draw_ground(ax, p, width: float = 0.4, angle: float = 0.0, hatches: int = 6, color=INK) -> dict:
+    """A ground line with hatching below it, centred on ``p`` and tilted by ``angle``.
+
+    Returns ``{"line": Line2D, "hatch": [Line2D]}``.
+    """
+    p = _xy(p, "p")
+    A = rot2(angle)
+    u, n = A[:, 0], A[:, 1]
+    a, b = p - u * width / 2, p + u * width / 2
+    (line,) = ax.plot(*np.array([a, b]).T, color=color, lw=1.4, zorder=2)
+    hatch = []
+    for s in np.linspace(0, 1, hatches):
+        start = a + s * (b - a)
+        end = start - 0.12 * width * (n + u)
+        hatch.append(ax.plot(*np.array([start, end]).T, color=color, lw=0.8, zorder=2)[0])
+    return {"line": line, "hatch": hatch}
+
+
+def draw_revolute(ax, p, radius: float = 0.05, ground: bool = False, label: str | None = None,
+                  label_offset=(0.06, 0.06), color=INK) -> dict:
+    """A revolute (pin) joint: a small open circle; with ``ground=True``, on a support fixed to the ground.
+
+    Returns ``{"pin": Circle, "support": Polygon or None, "ground": dict or None, "label": Text or None}``.
+    """
+    p = _xy(p, "p")
+    support = base = None
+    if ground:
+        h = 3.2 * radius
+        tri = np.array([p, p + [-1.6 * radius, -h], p + [1.6 * radius, -h]])
+        support = patches.Polygon(tri, closed=True, facecolor="0.85", edgecolor=color, lw=1.1, zorder=3)
+        ax.add_patch(support)
+        base = draw_ground(ax, p + [0, -h], width=5 * radius, color=color)
+    pin = patches.Circle(p, radius, facecolor="white", edgecolor=color, lw=1.3, zorder=7)
+    ax.add_patch(pin)
+    ax.update_datalim([p - 2 * radius, p + 2 * radius])
+    return {"pin": pin, "support": support, "ground": base,
+            "label": _label(ax, p, label, offset=label_offset, ha="left", va="bottom")}
+
+
+def draw_prismatic(ax, p, angle: float = 0.0, length: float = 0.6, block=(0.18, 0.1),
+                   label: str | None = None, color=INK) -> dict:
+    """A prismatic (sliding) joint: a block centred on ``p`` on a guide along direction ``angle``.
+
+    Returns ``{"guide": [Line2D, Line2D], "block": Polygon, "label": Text or None}``.
+    """
+    p = _xy(p, "p")
+    A = rot2(angle)
+    u, n = A[:, 0], A[:, 1]
+    w, h = block
+    guide = []
+    for side in (-1, 1):
+        off = side * (h / 2 + 0.012) * n
+        guide.append(ax.plot(*np.array([p - u * length / 2 + off, p + u * length / 2 + off]).T,
+                             color=color, lw=1.0, zorder=2)[0])
+    signs = ((-1, -1), (1, -1), (1, 1), (-1, 1))
+    corners = np.array([p + sx * u * w / 2 + sy * n * h / 2 for sx, sy in signs])
+    body = patches.Polygon(corners, closed=True, facecolor=LINK_COLOR, edgecolor=color, lw=1.2, zorder=5)
+    ax.add_patch(body)
+    ax.update_datalim(corners)
+    return {"guide": guide, "block": body, "label": _label(ax, p + n * h, label, va="bottom")}
+
+
+def draw_link(ax, p, q, width: float = 0.06, color=LINK_COLOR, edge=INK, label: str | None = None,
+              label_offset=(0.0, 0.0), alpha: float = 1.0) -> dict:
+    """A link (bar) from ``p`` to ``q`` with rounded ends, ``width`` wide.
+
+    Returns ``{"bar": FancyBboxPatch-like Polygon, "label": Text or None}``.
+    """
+    p, q = _xy(p, "p"), _xy(q, "q")
+    d = q - p
+    length = np.hypot(*d)
+    if length == 0:
+        raise ValueError("draw_link: the two ends coincide")
+    u = d / length
+    n = np.array([-u[1], u[0]])
+    r = width / 2
+    arc = np.linspace(-np.pi / 2, np.pi / 2, 13)  # odd: the tip of each end is a vertex
+    end_q = [q + r * (np.cos(t) * u + np.sin(t) * n) for t in arc]
+    end_p = [p + r * (-np.cos(t) * u - np.sin(t) * n) for t in arc]
+    outline = np.array(end_q + end_p)
+    bar = patches.Polygon(outline, closed=True, facecolor=color, edgecolor=edge, lw=1.1, zorder=3,
+                          alpha=alpha)
+    ax.add_patch(bar)
+    ax.update_datalim(outline)
+    mid = (p + q) / 2 + 1.6 * width * n
+    return {"bar": bar, "label": _label(ax, mid, label, offset=label_offset)}
+
+
+def draw_body(ax, center, angle: float = 0.0, size=(0.6, 0.3), color=LINK_COLOR, edge=INK,
+              label: str | None = None, alpha: float = 0.9, rounding: float = 0.25) -> dict:
+    """A planar rigid body: a rounded rectangle of ``size`` centred on ``center`` and turned by ``angle``.
+
+    Returns ``{"body": Polygon, "label": Text or None}``.
+    """
+    center = _xy(center, "center")
+    a, b = np.asarray(size, dtype=float) / 2
+    r = rounding * min(a, b)
+    pts = []
+    for cx, cy, t0 in ((a - r, b - r, 0), (-a + r, b - r, 90), (-a + r, -b + r, 180), (a - r, -b + r, 270)):
+        t = np.radians(np.linspace(t0, t0 + 90, 6))
+        pts += list(np.column_stack([cx + r * np.cos(t), cy + r * np.sin(t)]))
+    outline = center + np.array(pts) @ rot2(angle).T
+    body = patches.Polygon(outline, closed=True, facecolor=color, edgecolor=edge, lw=1.2, zorder=2,
+                           alpha=alpha)
+    ax.add_patch(body)
+    ax.update_datalim(outline)
+    return {"body": body, "label": _label(ax, center, label)}
+
+
+def draw_angle(ax, center, start: float, stop: float, radius: float = 0.25, label: str | None = None,
+               color=INK, label_radius: float = 1.3, arrow: bool = True) -> dict:
+    """An angle: an arc about ``center`` from direction ``start`` to ``stop`` (radians), arrow at ``stop``.
+
+    Returns ``{"arc": Line2D, "head": FancyArrowPatch or None, "label": Text or None}``.
+    """
+    c = _xy(center, "center")
+    t = np.linspace(start, stop, 40)
+    pts = c + radius * np.column_stack([np.cos(t), np.sin(t)])
+    (arc,) = ax.plot(*pts.T, color=color, lw=1.0, zorder=4)
+    head = None
+    if arrow and abs(stop - start) > 1e-9:
+        head = patches.FancyArrowPatch(pts[-3], pts[-1], arrowstyle="-|>", mutation_scale=8, color=color,
+                                       lw=1.0, shrinkA=0, shrinkB=0, zorder=4)
+        ax.add_patch(head)
+    mid = (start + stop) / 2
+    text = _label(ax, c + label_radius * radius * np.array([np.cos(mid), np.sin(mid)]), label, color=color)
+    return {"arc": arc, "head": head, "label": text}
+
+
+def draw_force(ax, point, vector, label: str | None = None, color=FORCE_COLOR, at_head: bool = False,
+               **kw) -> dict:
+    """A force arrow acting at ``point``: drawn ending on the point (``at_head=True``) or starting from it.
+
+    Returns what :func:`draw_vector` returns.
+    """
+    point, vector = _xy(point, "point"), _xy(vector, "vector")
+    tail = point - vector if at_head else point
+    return draw_vector(ax, tail, vector, label, color=color, width=kw.pop("width", 2.0), **kw)
+
+
+def draw_moment(ax, center, radius: float = 0.15, ccw: bool = True, label: str | None = None,
+                color=MOMENT_COLOR, start: float = -60.0, sweep: float = 250.0) -> dict:
+    """A moment (torque) about ``center``: a curved arrow, counter-clockwise by default (degrees for the arc).
+
+    Returns ``{"arc": Line2D, "head": FancyArrowPatch, "label": Text or None}``.
+    """
+    a0 = np.radians(start)
+    a1 = a0 + np.radians(sweep) * (1 if ccw else -1)
+    out = draw_angle(ax, center, a0, a1, radius, None, color=color)
+    out["arc"].set_linewidth(1.6)
+    c = _xy(center, "center")
+    out["label"] = _label(ax, c + 1.45 * radius * np.array([np.cos(a0), np.sin(a0)]), label, color=color)
+    return out
+
+
+def draw_com(ax, p, radius: float = 0.035, label: str | None = None, label_offset=(0.05, -0.05)) -> dict:
+    """The centre-of-mass symbol (a circle with two black quarters) at ``p``.
+
+    Returns ``{"circle": Circle, "quarters": [Wedge, Wedge], "label": Text or None}``.
+    """
+    p = _xy(p, "p")
+    circle = patches.Circle(p, radius, facecolor="white", edgecolor=INK, lw=1.0, zorder=8)
+    quarters = [patches.Wedge(p, radius, t, t + 90, facecolor=INK, edgecolor=INK, lw=0, zorder=9)
+                for t in (0, 180)]
+    for art in (circle, *quarters):
+        ax.add_patch(art)
+    ax.update_datalim([p - radius, p + radius])
+    return {"circle": circle, "quarters": quarters,
+            "label": _label(ax, p, label, offset=label_offset, ha="left", va="top")}
+
+
+def draw_spring(ax, p, q, coils: int = 6, width: float = 0.06, color=INK, label: str | None = None) -> dict:
+    """A zig-zag spring from ``p`` to ``q``.
+
+    Returns ``{"spring": Line2D, "label": Text or None}``.
+    """
+    p, q = _xy(p, "p"), _xy(q, "q")
+    d = q - p
+    length = np.hypot(*d)
+    if length == 0:
+        raise ValueError("draw_spring: the two ends coincide")
+    u, n = d / length, np.array([-d[1], d[0]]) / length
+    s = np.concatenate([[0, 0.15], np.linspace(0.15, 0.85, 2 * coils + 1)[1:-1], [0.85, 1.0]])
+    side = np.zeros_like(s)
+    side[2:-2] = np.where(np.arange(len(s) - 4) % 2 == 0, 1.0, -1.0) * width / 2
+    pts = p + np.outer(s * length, u) + np.outer(side, n)
+    (line,) = ax.plot(*pts.T, color=color, lw=1.1, zorder=3)
+    return {"spring": line, "label": _label(ax, (p + q) / 2 + 1.5 * width * n, label)}
+
+
+def draw_label_box(ax, xy, text: str, width: float = 1.6, height: float = 0.5, color=COURSE_COLORS[0],
+                   fill: str = "white", size: float = _FONT) -> dict:
+    """A rounded box with centred text (a step of a flow chart).
+
+    Returns ``{"box": FancyBboxPatch, "text": Text}``.
+    """
+    x, y = _xy(xy, "xy")
+    box = patches.FancyBboxPatch((x - width / 2, y - height / 2), width, height,
+                                 boxstyle="round,pad=0.02,rounding_size=0.08", facecolor=fill,
+                                 edgecolor=color, lw=1.4, zorder=3)
+    ax.add_patch(box)
+    ax.update_datalim([(x - width / 2, y - height / 2), (x + width / 2, y + height / 2)])
+    text_artist = ax.text(x, y, text, ha="center", va="center", fontsize=size, zorder=4, color=INK)
+    return {"box": box, "text": text_artist}
+
+
+def draw_flow_arrow(ax, start, end, label: str | None = None, color=INK, curve: float = 0.0,
+                    linestyle: str = "-") -> dict:
+    """An arrow between two boxes of a flow chart (``curve`` bends it: the arc's rad of matplotlib).
+
+    Returns ``{"arrow": FancyArrowPatch, "label": Text or None}``.
+    """
+    start, end = _xy(start, "start"), _xy(end, "end")
+    arrow = patches.FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=12, color=color, lw=1.3,
+                                    connectionstyle=f"arc3,rad={curve}", linestyle=linestyle, zorder=2)
+    ax.add_patch(arrow)
+    ax.update_datalim([start, end])
+    mid = (start + end) / 2
+    return {"arrow": arrow, "label": _label(ax, mid, label, offset=(0.0, 0.08), size=_FONT - 1)}
+
+
+def draw_block_matrix(ax, rows: Sequence[tuple[str, int]], cols: Sequence[tuple[str, int]], pattern,
+                      colors=None, cell: float = 1.0, labels: bool = True) -> dict:
+    """A block matrix drawn as a grid: row blocks (e.g. joints) against column blocks (e.g. bodies).
+
+    Parameters
+    ----------
+    rows, cols : sequences of (label, size)
+        The blocks along each side, e.g. ``[("joint A", 2), ("joint B", 2)]`` and ``[("body 1", 3), ...]``.
+    pattern : (len(rows), len(cols)) array_like of bool or str
+        Which blocks are non-zero; a string entry is written inside the block (e.g. ``"$-I$"``).
+    colors : sequence of colours, optional
+        One per row block (default: the course palette).
+    cell : float
+        Size of one entry.
+
+    Returns
+    -------
+    dict
+        ``{"blocks": [Rectangle of each non-zero block], "grid": [Line2D], "labels": [Text]}``.
+    """
+    pattern = np.asarray(pattern, dtype=object)
+    if pattern.shape != (len(rows), len(cols)):
+        raise ShapeError(f"draw_block_matrix: pattern must have shape ({len(rows)}, {len(cols)}) "
+                         f"(row blocks, column blocks), got {pattern.shape}")
+    colors = colors or COURSE_COLORS
+    r_edges = np.concatenate([[0], np.cumsum([n for _, n in rows])]) * cell
+    c_edges = np.concatenate([[0], np.cumsum([n for _, n in cols])]) * cell
+    H, W = r_edges[-1], c_edges[-1]
+    blocks, grid, texts = [], [], []
+    for i in range(len(rows)):
+        for j in range(len(cols)):
+            entry = pattern[i, j]
+            if entry is False or entry is None or (not isinstance(entry, str) and not entry):
+                continue
+            x0, y0 = c_edges[j], H - r_edges[i + 1]
+            rect = patches.Rectangle((x0, y0), c_edges[j + 1] - x0, r_edges[i + 1] - r_edges[i],
+                                     facecolor=colors[i % len(colors)], alpha=0.55, edgecolor="none",
+                                     zorder=1)
+            ax.add_patch(rect)
+            blocks.append(rect)
+            if isinstance(entry, str):
+                texts.append(ax.text(x0 + (c_edges[j + 1] - x0) / 2, y0 + (r_edges[i + 1] - r_edges[i]) / 2,
+                                     entry, ha="center", va="center", fontsize=_FONT - 1, zorder=3))
+    # thin lines between entries, thicker ones between blocks
+    for x in np.arange(0, W + cell / 2, cell):
+        major = np.isclose(c_edges, x).any()
+        grid.append(ax.plot([x, x], [0, H], color=INK if major else "0.7", lw=1.0 if major else 0.4,
+                            zorder=2)[0])
+    for y in np.arange(0, H + cell / 2, cell):
+        major = np.isclose(r_edges, y).any()
+        grid.append(ax.plot([0, W], [H - y, H - y], color=INK if major else "0.7", lw=1.0 if major else 0.4,
+                            zorder=2)[0])
+    if labels:
+        for i, (name, _) in enumerate(rows):
+            texts.append(ax.text(-0.3 * cell, H - (r_edges[i] + r_edges[i + 1]) / 2, name, ha="right",
+                                 va="center", fontsize=_FONT - 1, color=colors[i % len(colors)]))
+        for j, (name, _) in enumerate(cols):
+            texts.append(ax.text((c_edges[j] + c_edges[j + 1]) / 2, H + 0.3 * cell, name, ha="center",
+                                 va="bottom", fontsize=_FONT - 1))
+    ax.set_xlim(-0.2 * cell - 0.02 * W, W + 0.2 * cell)
+    ax.set_ylim(-0.2 * cell, H + 1.2 * cell)
+    ax.set_aspect("equal")
+    ax.set_axis_off()
+    return {"blocks": blocks, "grid": grid, "labels": texts}
+
+
+def draw_vector_3d(ax, tail, vector, label: str | None = None, color=VECTOR_COLOR, width: float = 1.8,
+                   label_at: float = 0.55, label_offset=(0.0, 0.0, 0.0), ratio: float = 0.12) -> dict:
+    """A 3-D arrow from ``tail`` to ``tail + vector`` with a label near its middle.
+
+    Returns ``{"arrow": Line3DCollection (quiver), "label": Text or None}``.
+    """
+    if getattr(ax, "name", None) != "3d":
+        raise TypeError("draw_vector_3d needs a 3-D axes: fig.add_subplot(projection='3d')")
+    tail, vector = _xyz(tail, "tail"), _xyz(vector, "vector")
+    arrow = ax.quiver(*tail, *vector, color=color, linewidth=width, arrow_length_ratio=ratio)
+    text = None
+    if label:
+        at = tail + label_at * vector + np.asarray(label_offset, dtype=float)
+        text = ax.text(*at, label, color=color, fontsize=_FONT, ha="center", va="bottom")
+    return {"arrow": arrow, "label": text}
+
+
+def draw_axis_3d(ax, point, direction, length: float = 1.0, label: str | None = None, color=INK) -> dict:
+    """A joint axis: a dash-dotted line through ``point`` along ``direction`` with an arrow at one end.
+
+    Returns ``{"line": Line3D, "arrow": quiver, "label": Text or None}``.
+    """
+    if getattr(ax, "name", None) != "3d":
+        raise TypeError("draw_axis_3d needs a 3-D axes: fig.add_subplot(projection='3d')")
+    point, direction = _xyz(point, "point"), _xyz(direction, "direction")
+    norm = np.linalg.norm(direction)
+    if norm == 0:
+        raise ValueError("draw_axis_3d: the direction is the zero vector")
+    u = direction / norm
+    a, b = point - 0.5 * length * u, point + 0.5 * length * u
+    (line,) = ax.plot(*np.array([a, b]).T, color=color, lw=1.0, linestyle="-.")
+    arrow = ax.quiver(*(b - 0.15 * length * u), *(0.15 * length * u), color=color, linewidth=1.2,
+                      arrow_length_ratio=0.6)
+    text = ax.text(*(b + 0.06 * length * u), label, color=color, fontsize=_FONT) if label else None
+    return {"line": line, "arrow": arrow, "label": text}
+
+
+def legend_handles(entries: Sequence[tuple[str, str]]) -> list[Line2D]:
+    """Legend proxies ``[(colour, text), ...]`` for a schematic's arrows (arrows do not enter legends).
+
+    >>> [h.get_label() for h in legend_handles([("red", "force")])]
+    ['force']
+    """
+    return [Line2D([], [], color=c, lw=2, marker=">", markersize=5, label=t) for c, t in entries]

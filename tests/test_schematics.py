@@ -1,0 +1,124 @@
+"""Schematic helpers draw what they are asked to, where they are asked to, and reject bad input."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from mbdlib import schematics as S  # noqa: E402
+from mbdlib.errors import ShapeError  # noqa: E402
+
+
+@pytest.fixture
+def ax():
+    fig, ax = S.diagram(figsize=(3, 2))
+    yield ax
+    plt.close(fig)
+
+
+def test_vector_runs_from_tail_to_head_with_its_label(ax):
+    out = S.draw_vector(ax, (1, 2), (3, -1), r"$\mathbf{l}$")
+    path = out["arrow"]._posA_posB
+    np.testing.assert_allclose(path, [(1, 2), (4, 1)])
+    assert out["label"].get_text() == r"$\mathbf{l}$"
+    x, y = out["label"].get_position()
+    # beside the middle of the arrow, on its left seen from the tail
+    normal = np.array([1, 3]) / np.hypot(1, 3)
+    assert np.dot(np.array([x, y]) - [2.5, 1.5], normal) > 0
+
+
+def test_frame2d_axes_are_the_columns_of_the_rotation(ax):
+    out = S.draw_frame2d(ax, (0.5, 0.5), angle=np.pi / 6, length=2.0)
+    A = S.rot2(np.pi / 6)
+    for k, arrow in enumerate(out["axes"]):
+        tail, head = arrow._posA_posB
+        np.testing.assert_allclose(np.subtract(head, tail), 2.0 * A[:, k], atol=1e-12)
+    assert [t.get_text() for t in out["labels"]] == ["x", "y"]
+
+
+def test_rot2_is_a_rotation():
+    for a in np.linspace(-3, 3, 7):
+        A = S.rot2(a)
+        np.testing.assert_allclose(A.T @ A, np.eye(2), atol=1e-15)
+        assert np.linalg.det(A) == pytest.approx(1.0)
+
+
+def test_link_outline_surrounds_both_ends_at_half_width(ax):
+    bar = S.draw_link(ax, (0, 0), (2, 0), width=0.2)["bar"]
+    xy = bar.get_xy()
+    assert xy[:, 0].min() == pytest.approx(-0.1) and xy[:, 0].max() == pytest.approx(2.1)
+    assert np.abs(xy[:, 1]).max() == pytest.approx(0.1)
+    with pytest.raises(ValueError, match="coincide"):
+        S.draw_link(ax, (1, 1), (1, 1))
+
+
+def test_joints_and_bodies_render(ax):
+    pin = S.draw_revolute(ax, (0, 0), ground=True, label="O")
+    assert pin["support"] is not None and pin["label"].get_text() == "O"
+    np.testing.assert_allclose(pin["pin"].center, (0.0, 0.0))
+    pri = S.draw_prismatic(ax, (1, 0), angle=np.pi / 2)
+    corners = pri["block"].get_xy()[:4]
+    np.testing.assert_allclose(corners.mean(axis=0), [1, 0], atol=1e-12)
+    body = S.draw_body(ax, (2, 1), angle=0.3, size=(0.6, 0.3), label="body $i$")
+    np.testing.assert_allclose(body["body"].get_xy()[:-1].mean(axis=0), [2, 1], atol=1e-2)
+    com = S.draw_com(ax, (2, 1), label="$C$")
+    assert len(com["quarters"]) == 2
+    spring = S.draw_spring(ax, (0, 0), (1, 1))["spring"]
+    np.testing.assert_allclose(spring.get_xydata()[[0, -1]], [(0, 0), (1, 1)])
+    ax.figure.canvas.draw()  # everything renders
+
+
+def test_angle_and_moment_arcs(ax):
+    out = S.draw_angle(ax, (0, 0), 0.0, np.pi / 2, radius=1.0, label=r"$\theta$")
+    pts = out["arc"].get_xydata()
+    np.testing.assert_allclose(np.hypot(*pts.T), 1.0)
+    np.testing.assert_allclose(pts[[0, -1]], [(1, 0), (0, 1)], atol=1e-12)
+    mom = S.draw_moment(ax, (0, 0), ccw=False, label="$n$")
+    start, end = mom["arc"].get_xydata()[[0, -1]]
+    assert start[0] * end[1] - start[1] * end[0] != 0 and mom["label"].get_text() == "$n$"
+
+
+def test_force_can_end_on_its_point(ax):
+    out = S.draw_force(ax, (1, 1), (0, -0.5), "$f$", at_head=True)
+    tail, head = out["arrow"]._posA_posB
+    np.testing.assert_allclose(head, (1, 1))
+    np.testing.assert_allclose(tail, (1, 1.5))
+
+
+def test_block_matrix_fills_the_nonzero_blocks(ax):
+    out = S.draw_block_matrix(ax, [("A", 2), ("B", 2)], [("1", 3), ("2", 3)], [[True, False], ["$-I$", True]])
+    assert len(out["blocks"]) == 3
+    widths = sorted((r.get_width(), r.get_height()) for r in out["blocks"])
+    assert widths == [(3.0, 2.0)] * 3
+    assert any(t.get_text() == "$-I$" for t in out["labels"])
+    with pytest.raises(ShapeError, match=r"pattern must have shape \(2, 2\)"):
+        S.draw_block_matrix(ax, [("A", 2), ("B", 2)], [("1", 3), ("2", 3)], [[True, False]])
+
+
+def test_flow_chart_pieces(ax):
+    box = S.draw_label_box(ax, (0, 0), "kinematics")
+    arrow = S.draw_flow_arrow(ax, (0.8, 0), (2, 0), "state")
+    assert box["text"].get_text() == "kinematics" and arrow["label"].get_text() == "state"
+
+
+def test_3d_helpers_need_3d_axes_and_draw_there():
+    fig = plt.figure()
+    ax3 = fig.add_subplot(projection="3d")
+    v = S.draw_vector_3d(ax3, (0, 0, 0), (0, 0, 1), r"$\mathbf{k}_i$")
+    a = S.draw_axis_3d(ax3, (0, 0, 0), (0, 0, 2), label="$z_i$")
+    assert v["label"].get_text() == r"$\mathbf{k}_i$" and a["label"].get_text() == "$z_i$"
+    with pytest.raises(ValueError, match="zero vector"):
+        S.draw_axis_3d(ax3, (0, 0, 0), (0, 0, 0))
+    flat = fig.add_subplot(2, 2, 1)
+    with pytest.raises(TypeError, match="3-D axes"):
+        S.draw_vector_3d(flat, (0, 0, 0), (1, 0, 0))
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("bad", [(1, 2, 3), (np.nan, 0), "xy"])
+def test_points_must_be_planar_and_finite(ax, bad):
+    with pytest.raises((ShapeError, ValueError)):
+        S.draw_point(ax, bad)
