@@ -499,6 +499,50 @@ def _pages_to_render() -> list[str]:
     return [f"{name}.html" for name in _toc_files()] + ["genindex.html", "search.html"]
 
 
+def _player_page(tmp_path: Path, name: str, players: list[str]) -> Path:
+    return _write(tmp_path / name, "<html><body>" + "".join(players) + "</body></html>")
+
+
+def test_checker_passes_players_that_respond_and_fails_one_that_does_not(chromium, tmp_path):
+    """The player check moves the sliders in Chromium: a counterpart whose frames are all the same picture
+    (a slider that changes nothing) and a live widget view without a counterpart both fail."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from mbdlib import frames
+
+    def draw(a):
+        fig, ax = plt.subplots(figsize=(1.5, 1))
+        ax.plot([0, a], [0, 1])
+
+    good = frames.frame_grid(draw, {"a": [1, 2, 3]}, {"a": ["1", "2", "3"]}).mark_widget().to_html()
+    dead = frames.frame_grid(lambda a: draw(1), {"a": [1, 2]}, {"a": ["1", "2"]}).mark_widget().to_html()
+    fig, ax = plt.subplots(figsize=(1.5, 1))
+    (line,) = ax.plot([0, 0], [0, 1])
+    ax.set_xlim(0, 3)
+    anim = frames.animate(fig, lambda k: line.set_xdata([k, k]), 3, fps=20).to_html()
+    ok_page = _player_page(tmp_path, "ok.html", [good, anim])
+    bad_page = _player_page(tmp_path, "bad.html", [dead])
+    view = ('<script type="application/vnd.jupyter.widget-view+json">'
+            '{"model_id": "x", "version_major": 2, "version_minor": 0}</script>')
+    live = _write(tmp_path / "live.html", f"<html><body>{view}</body></html>")
+    _write(tmp_path / "index.html", "<html><body>index</body></html>")
+    proc = subprocess.run([sys.executable, str(REPO / "tools" / "check_book.py"), str(tmp_path), str(ok_page),
+                           str(bad_page), str(live), "--no-screenshots"],
+                          capture_output=True, text=True, timeout=600, check=False)
+    out = proc.stdout
+    # (the synthetic pages have no download button; that is the only failure of ok.html)
+    ok_section = out.split("ok.html", 1)[1].split("bad.html", 1)[0]
+    assert "1 of 1 widgets respond, 1 of 1 animations play" in ok_section, out
+    assert [ln for ln in ok_section.splitlines()[1:] if ln.strip().startswith("-")] == [
+        "       - no download button (expected a link to the page's source in _sources/)"], out
+    assert "a slider does not change the picture" in out
+    assert "rendered without a static counterpart" in out
+    assert "check_book: 1 of 3 widgets respond, 1 of 1 animations play" in out
+    assert proc.returncode == 1
+
+
 def test_every_built_page_is_rendered_in_chromium(built_book):
     # the browser test below is parametrized from _toc.yml before the build: no built page may escape it
     built = {str(p.relative_to(built_book)) for p in check_book.list_pages(built_book)}
@@ -520,8 +564,9 @@ def test_built_page_renders_offline_in_chromium(built_book, chromium, rel):
     html = (built_book / rel).read_text(encoding="utf-8")
     if 'class="math' in html:
         assert "mjx-container" in line  # the page had maths, and it was typeset
-    if "widget-view+json" in html:
-        assert ".jupyter-widgets" in line
+    if "mbd-player" in html:  # frame players (widget counterparts, animations): every one responds
+        found = re.search(r"(\d+) of (\d+) widgets respond, (\d+) of (\d+) animations play", line)
+        assert found and found.group(1) == found.group(2) and found.group(3) == found.group(4), line
     if rel in check_book.GENERATED_PAGES:
         return
     # a whole-page screenshot of every page: chapters, front pages, reference pages
