@@ -18,10 +18,8 @@ import importlib.util
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -33,15 +31,16 @@ BOOK = REPO / "book"
 VENV_BIN = Path(sys.executable).parent
 BUILD_TIMEOUT_S = 1800
 
-_spec = importlib.util.spec_from_file_location("check_book", REPO / "tools" / "check_book.py")
-check_book = importlib.util.module_from_spec(_spec)
-sys.modules.setdefault("check_book", check_book)  # dataclasses look their module up there
-_spec.loader.exec_module(check_book)
+def _tool(name: str):
+    spec = importlib.util.spec_from_file_location(name, REPO / "tools" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, module)  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
 
 
-def _jupyter_book() -> str:
-    exe = VENV_BIN / "jupyter-book"
-    return str(exe) if exe.exists() else shutil.which("jupyter-book") or "jupyter-book"
+check_book = _tool("check_book")
+build_stored = _tool("build_stored")
 
 
 @pytest.fixture(scope="session")
@@ -64,34 +63,11 @@ def built_book(tmp_path_factory) -> Path:
     return html
 
 
-def stored_output_config(out: Path) -> Path:
-    """A copy of book/_config.yml that renders the stored outputs (nbval checks them) instead of executing."""
-    text = (BOOK / "_config.yml").read_text(encoding="utf-8")
-    lines, switched = [], False
-    for line in text.splitlines():
-        key = line.split("#", 1)[0].strip()
-        if key.startswith("execute_notebooks:"):
-            line, switched = '  execute_notebooks: "off"', True
-        elif key.startswith("dedupe_assets:"):  # a local extension's folder, relative to the config file
-            line = f"    dedupe_assets: {BOOK / key.split(':', 1)[1].strip()}"
-        lines.append(line)
-    assert switched, "book/_config.yml has no execute_notebooks setting"
-    out.mkdir(parents=True, exist_ok=True)
-    config = out / "_config.yml"
-    config.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return config
-
-
 def _build(out: Path) -> None:
-    cmd = [_jupyter_book(), "build", "book", "--warningiserror", "--nitpick", "--keep-going",
-           "--path-output", str(out), "--config", str(stored_output_config(out))]
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S,
-                          check=False)
-    seconds = time.perf_counter() - start
-    log = proc.stdout + proc.stderr
-    assert proc.returncode == 0, (f"`{' '.join(cmd)}` failed (exit {proc.returncode}) after {seconds:.0f} s; "
-                                  f"warnings count as errors. End of the log:\n{log[-6000:]}")
+    proc, seconds = build_stored.build(out, timeout=BUILD_TIMEOUT_S)
+    tail = (proc.stdout + proc.stderr)[-6000:]
+    assert proc.returncode == 0, (f"`{' '.join(proc.args)}` failed (exit {proc.returncode}) after "
+                                  f"{seconds:.0f} s; warnings count as errors. End of the log:\n{tail}")
     print(f"book built in {seconds:.1f} s")
 
 

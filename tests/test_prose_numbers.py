@@ -10,7 +10,9 @@ number, to the digits typed, appears in an output of the same notebook: a comput
 Numbers inside maths are derivations (``mL^2/12``, ``M_{11}``) and are left to review.
 
 Inputs typed in prose (a link length of the model, a tolerance the text chooses) also appear in outputs when a
-cell prints them; such numbers are listed in ``ALLOWED`` per notebook, each with the reason.
+cell prints them; a notebook lists such numbers in its metadata, each with the reason::
+
+    "metadata": {"mbdlib": {"typed_inputs": {"9.81": "standard gravity, an input of the model"}}}
 """
 
 from __future__ import annotations
@@ -25,9 +27,6 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((REPO / "book").glob("chapters/*.ipynb")) + sorted((REPO / "book").glob("intro/*.ipynb"))
-
-# notebook stem -> {typed number: why it is an input, not a computed result}
-ALLOWED: dict[str, dict[str, str]] = {}
 
 NUMBER = re.compile(r"(?<![\w.\-])[-−]?(\d+(?:\.\d+)?(?:[eE][-+−]?\d+)?)(?![\w])")
 # what is not prose: code spans, roles ({glue:text}`x`), labels, links, html tags, citations
@@ -105,7 +104,9 @@ def matches(typed: str, outputs: str) -> bool:
 def test_computed_numbers_are_not_typed_in_prose(path):
     nb = nbformat.read(path, as_version=4)
     outputs = output_text(nb)
-    allowed = ALLOWED.get(path.stem, {})
+    allowed = nb.metadata.get("mbdlib", {}).get("typed_inputs", {})
+    assert all(isinstance(why, str) and why.strip() for why in allowed.values()), \
+        "every typed input in the notebook metadata needs its reason"
     typed = []
     for k, cell in enumerate(nb.cells):
         if cell.cell_type != "markdown":
@@ -116,8 +117,8 @@ def test_computed_numbers_are_not_typed_in_prose(path):
             if matches(token, outputs):
                 typed.append(f"cell {k}: {token!r} in ...{context}...")
     assert not typed, ("numbers typed in prose that a cell of this notebook computes (insert them "
-                       "with {glue:text} or generate the sentence; or list an input in ALLOWED with its "
-                       "reason):\n  " + "\n  ".join(typed))
+                       "with {glue:text} or generate the sentence; or list an input in the notebook's metadata "
+                       "mbdlib.typed_inputs with its reason):\n  " + "\n  ".join(typed))
 
 
 def test_the_detector_finds_a_typed_number_and_ignores_glue_and_references():
