@@ -117,8 +117,8 @@ def test_computed_numbers_are_not_typed_in_prose(path):
             if matches(token, outputs):
                 typed.append(f"cell {k}: {token!r} in ...{context}...")
     assert not typed, ("numbers typed in prose that a cell of this notebook computes (insert them "
-                       "with {glue:text} or generate the sentence; or list an input in the notebook's metadata "
-                       "mbdlib.typed_inputs with its reason):\n  " + "\n  ".join(typed))
+                       "with {glue:text} or generate the sentence; or list an input in the notebook's "
+                       "metadata mbdlib.typed_inputs with its reason):\n  " + "\n  ".join(typed))
 
 
 def test_the_detector_finds_a_typed_number_and_ignores_glue_and_references():
