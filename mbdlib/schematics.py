@@ -40,7 +40,7 @@ __all__ = [
     "INK", "LINK_COLOR", "FORCE_COLOR", "VECTOR_COLOR", "MOMENT_COLOR",
     "diagram", "draw_vector", "draw_point", "draw_frame2d", "draw_ground", "draw_revolute",
     "draw_prismatic", "draw_link", "draw_body", "draw_angle", "draw_force", "draw_moment", "draw_com",
-    "draw_spring", "draw_label_box", "draw_flow_arrow", "draw_block_matrix", "draw_vector_3d",
+    "draw_spring", "draw_damper", "draw_label_box", "draw_flow_arrow", "draw_block_matrix", "draw_vector_3d",
     "draw_axis_3d", "rot2", "legend_handles",
 ]
 
@@ -202,19 +202,23 @@ def draw_revolute(ax, p, radius: float = 0.05, ground: bool = False, label: str 
 
 
 def draw_prismatic(ax, p, angle: float = 0.0, length: float = 0.6, block=(0.18, 0.1),
-                   label: str | None = None, color=INK) -> dict:
+                   label: str | None = None, color=INK, guide_at=None) -> dict:
     """A prismatic (sliding) joint: a block centred on ``p`` on a guide along direction ``angle``.
+
+    The guide is centred on ``p`` too, or on ``guide_at`` (a fixed guide in an animation: the block
+    moves, the guide stays).
 
     Returns ``{"guide": [Line2D, Line2D], "block": Polygon, "label": Text or None}``.
     """
     p = _xy(p, "p")
+    c = p if guide_at is None else _xy(guide_at, "guide_at")
     A = rot2(angle)
     u, n = A[:, 0], A[:, 1]
     w, h = block
     guide = []
     for side in (-1, 1):
         off = side * (h / 2 + 0.012) * n
-        guide.append(ax.plot(*np.array([p - u * length / 2 + off, p + u * length / 2 + off]).T,
+        guide.append(ax.plot(*np.array([c - u * length / 2 + off, c + u * length / 2 + off]).T,
                              color=color, lw=1.0, zorder=2)[0])
     signs = ((-1, -1), (1, -1), (1, 1), (-1, 1))
     corners = np.array([p + sx * u * w / 2 + sy * n * h / 2 for sx, sy in signs])
@@ -350,6 +354,32 @@ def draw_spring(ax, p, q, coils: int = 6, width: float = 0.06, color=INK, label:
     pts = p + np.outer(s * length, u) + np.outer(side, n)
     (line,) = ax.plot(*pts.T, color=color, lw=1.1, zorder=3)
     return {"spring": line, "label": _label(ax, (p + q) / 2 + 1.5 * width * n, label)}
+
+
+def draw_damper(ax, p, q, width: float = 0.06, color=INK, label: str | None = None) -> dict:
+    """A viscous damper (dashpot) from ``p`` to ``q``: a rod, a cup open towards ``q``, a piston in it.
+
+    Returns ``{"lines": [Line2D], "label": Text or None}``.
+    """
+    p, q = _xy(p, "p"), _xy(q, "q")
+    d = q - p
+    length = np.hypot(*d)
+    if length == 0:
+        raise ValueError("draw_damper: the two ends coincide")
+    u, n = d / length, np.array([-d[1], d[0]]) / length
+    w = width / 2
+
+    def at(s, side=0.0):
+        return p + s * length * u + side * w * n
+
+    pieces = [
+        [at(0.0), at(0.35)],                                    # rod from p to the cup's bottom
+        [at(0.62, -1), at(0.35, -1), at(0.35, 1), at(0.62, 1)],  # the cup
+        [at(0.5, -0.75), at(0.5, 0.75)],                        # the piston
+        [at(0.5), at(1.0)],                                     # its rod to q
+    ]
+    lines = [ax.plot(*np.array(piece).T, color=color, lw=1.1, zorder=3)[0] for piece in pieces]
+    return {"lines": lines, "label": _label(ax, (p + q) / 2 + 1.5 * width * n, label)}
 
 
 def draw_label_box(ax, xy, text: str, width: float = 1.6, height: float = 0.5, color=COURSE_COLORS[0],

@@ -71,6 +71,19 @@ def test_joints_and_bodies_render(ax):
     ax.figure.canvas.draw()  # everything renders
 
 
+def test_damper_runs_from_end_to_end_and_a_fixed_guide_stays(ax):
+    lines = S.draw_damper(ax, (0, 0), (0, 2), label="$c$")["lines"]
+    ends = np.concatenate([line.get_xydata() for line in lines])
+    np.testing.assert_allclose(ends[:, 1].min(), 0.0)
+    np.testing.assert_allclose(ends[:, 1].max(), 2.0)
+    with pytest.raises(ValueError, match="coincide"):
+        S.draw_damper(ax, (1, 1), (1, 1))
+    moving = S.draw_prismatic(ax, (0, 0.3), angle=np.pi / 2, length=1.0, guide_at=(0, 0))
+    rail = moving["guide"][0].get_xydata()
+    np.testing.assert_allclose(rail[:, 1], [-0.5, 0.5], atol=1e-12)  # the guide, centred on guide_at
+    np.testing.assert_allclose(moving["block"].get_xy()[:-1].mean(axis=0), [0, 0.3], atol=1e-12)
+
+
 def test_angle_and_moment_arcs(ax):
     out = S.draw_angle(ax, (0, 0), 0.0, np.pi / 2, radius=1.0, label=r"$\theta$")
     pts = out["arc"].get_xydata()
