@@ -41,7 +41,8 @@ __all__ = [
     "diagram", "draw_vector", "draw_point", "draw_frame2d", "draw_ground", "draw_revolute",
     "draw_prismatic", "draw_link", "draw_body", "draw_angle", "draw_force", "draw_moment", "draw_com",
     "draw_spring", "draw_damper", "draw_label_box", "draw_flow_arrow", "draw_block_matrix", "draw_vector_3d",
-    "draw_axis_3d", "rot2", "legend_handles",
+    "draw_axis_3d", "rot2", "legend_handles", "oblique", "draw_frame_oblique", "draw_revolute_oblique",
+    "draw_arc_oblique",
 ]
 
 #: Colour of outlines and text.
@@ -523,3 +524,159 @@ def legend_handles(entries: Sequence[tuple[str, str]]) -> list[Line2D]:
     ['force']
     """
     return [Line2D([], [], color=c, lw=2, marker=">", markersize=5, label=t) for c, t in entries]
+
+
+# --- 3-D mechanisms drawn flat: an orthographic view onto a 2-D diagram ---------------------------------
+# A 3-D axes of matplotlib leaves wide margins and places labels poorly; these helpers project 3-D points
+# with a fixed view matrix (``oblique``) and draw with the planar helpers, so a spatial link, its joint
+# axes and its frames get the same look and the same control over labels as the planar schematics.
+
+
+def oblique(azim: float = -60.0, elev: float = 20.0) -> np.ndarray:
+    """The (2, 3) matrix of an orthographic view: screen ``(x, y) = V @ p`` of a 3-D point ``p``.
+
+    ``azim`` and ``elev`` (degrees) place the viewer as matplotlib's ``view_init(elev, azim)`` does; the rows
+    of ``V`` are the screen's right and up directions in global components (orthonormal).
+
+    >>> V = oblique(-90.0, 0.0)          # looking along +y: x to the right, z up
+    >>> np.round(V, 12) + 0.0
+    array([[1., 0., 0.],
+           [0., 0., 1.]])
+    """
+    a, e = np.radians(azim), np.radians(elev)
+    right = np.array([-np.sin(a), np.cos(a), 0.0])
+    up = np.array([-np.sin(e) * np.cos(a), -np.sin(e) * np.sin(a), np.cos(e)])
+    return np.vstack([right, up])
+
+
+def _view(view) -> np.ndarray:
+    V = np.asarray(view, dtype=float)
+    if V.shape != (2, 3) or not np.all(np.isfinite(V)):
+        raise ShapeError(f"view must be the (2, 3) matrix of oblique(azim, elev), got shape {V.shape}")
+    return V
+
+
+def _perpendicular_basis(axis, name: str):
+    u = _xyz(axis, name)
+    norm = np.linalg.norm(u)
+    if norm == 0:
+        raise ValueError(f"{name} is the zero vector")
+    u = u / norm
+    a = np.cross(u, [1.0, 0.0, 0.0]) if abs(u[0]) < 0.9 else np.cross(u, [0.0, 1.0, 0.0])
+    a /= np.linalg.norm(a)
+    return u, a, np.cross(u, a)
+
+
+def draw_frame_oblique(ax, view, A=None, origin=(0.0, 0.0, 0.0), length: float = 0.4,
+                       labels: Sequence[str] | None = ("x", "y", "z"), colors=FRAME_COLORS,
+                       width: float = 1.4, linestyle: str = "-", alpha: float = 1.0,
+                       label_at: float = 1.2) -> dict:
+    """The triad of a 3-D frame seen through ``view``: axis ``k`` along column ``k`` of the DCM ``A``.
+
+    An empty label skips that axis's text (e.g. an axis shared with another frame, labelled once).
+
+    Returns ``{"axes": [3 arrows], "labels": [Text]}``.
+    """
+    V = _view(view)
+    A = np.eye(3) if A is None else np.asarray(A, dtype=float)
+    if A.shape != (3, 3):
+        raise ShapeError(f"draw_frame_oblique: A must be a (3, 3) DCM, got shape {A.shape}")
+    o = V @ _xyz(origin, "origin")
+    arrows, texts = [], []
+    for k in range(3):
+        d = V @ (A[:, k] * length)
+        arrow = draw_vector(ax, o, d, color=colors[k], width=width, linestyle=linestyle, head=9,
+                            zorder=5)["arrow"]
+        arrow.set_alpha(alpha)
+        arrows.append(arrow)
+        if labels and labels[k]:
+            texts.append(_label(ax, o + label_at * d, labels[k], color=colors[k], alpha=alpha))
+    return {"axes": arrows, "labels": texts}
+
+
+def draw_revolute_oblique(ax, view, point, axis, radius: float = 0.08, length: float = 0.25,
+                          extent=(0.45, 0.6), label: str | None = None, label_offset=(0.03, 0.02)) -> dict:
+    """A revolute joint in space seen through ``view``: a cylinder about ``axis``, the dash-dotted joint axis.
+
+    The axis runs from ``extent[0]`` behind ``point`` to ``extent[1]`` ahead of it (along ``axis``), with an
+    arrow on its outer half (the joint axis vector ``k``) and ``label`` beyond its end.
+
+    Returns ``{"body": Polygon, "cap": Polygon, "line": Line2D, "arrow": FancyArrowPatch,
+    "label": Text or None}``.
+    """
+    V = _view(view)
+    p = _xyz(point, "point")
+    u, a, b = _perpendicular_basis(axis, "axis")
+    t = np.linspace(0.0, 2 * np.pi, 48, endpoint=False)
+    circle = np.outer(np.cos(t), a) + np.outer(np.sin(t), b)
+    near, far = ((p + s * u + radius * circle) @ V.T for s in (length / 2, -length / 2))
+    toward_viewer = np.cross(V[0], V[1])
+    if u @ toward_viewer < 0:
+        near, far = far, near
+    # the silhouette of a cylinder: the outline of its two end ellipses (their convex hull)
+    pts = np.vstack([near, far])
+    hull = _convex_hull(pts)
+    body = patches.Polygon(hull, closed=True, facecolor="0.82", edgecolor=INK, lw=1.0, zorder=3)
+    cap = patches.Polygon(near, closed=True, facecolor="0.93", edgecolor=INK, lw=1.0, zorder=3)
+    ax.add_patch(body)
+    ax.add_patch(cap)
+    lo, hi = V @ (p - extent[0] * u), V @ (p + extent[1] * u)
+    (line,) = ax.plot(*np.array([lo, hi]).T, color=INK, lw=1.0, linestyle="-.", zorder=5)
+    arrow = draw_vector(ax, V @ (p + 0.5 * extent[1] * u), V @ (0.5 * extent[1] * u), color=INK,
+                        width=1.4)["arrow"]
+    ax.update_datalim(np.vstack([pts, [lo, hi]]))
+    text = _label(ax, hi, label, offset=label_offset, ha="left", va="bottom", size=_FONT + 1)
+    return {"body": body, "cap": cap, "line": line, "arrow": arrow, "label": text}
+
+
+def _convex_hull(points: np.ndarray) -> np.ndarray:
+    """Vertices of the convex hull of planar points, counter-clockwise (Andrew's monotone chain)."""
+    pts = sorted(map(tuple, np.round(points, 12)))
+
+    def turn(o, a, b):  # z of (a - o) x (b - o): > 0 for a left turn
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    def half(seq):
+        out: list = []
+        for q in seq:
+            while len(out) >= 2 and turn(out[-2], out[-1], q) <= 0:
+                out.pop()
+            out.append(q)
+        return out
+
+    lower, upper = half(pts), half(reversed(pts))
+    return np.array(lower[:-1] + upper[:-1])
+
+
+def draw_arc_oblique(ax, view, center, axis, start, angle: float, radius: float = 0.2,
+                     label: str | None = None, label_at: float = 1.35, label_offset=(0.0, 0.0),
+                     color=INK, arrow: bool = True, width: float = 1.2) -> dict:
+    """An arc in space seen through ``view``: about ``axis`` through ``center``, from direction ``start`` over
+    ``angle`` radians (right-hand rule about ``axis``), with an arrow head at its end.
+
+    Use it for an angle between two axes of successive frames (``start`` the old axis, ``angle`` the turn) or
+    for the spin of a joint (a large ``angle``). The label sits at ``label_at`` radii on the arc's bisector.
+
+    Returns ``{"arc": Line2D, "head": FancyArrowPatch or None, "label": Text or None}``.
+    """
+    V = _view(view)
+    c = _xyz(center, "center")
+    u, _, _ = _perpendicular_basis(axis, "axis")
+    a = _xyz(start, "start")
+    a = a - (a @ u) * u
+    if np.linalg.norm(a) < 1e-12:
+        raise ValueError("draw_arc_oblique: start is parallel to the axis; give a direction across it")
+    a /= np.linalg.norm(a)
+    b = np.cross(u, a)
+    t = np.linspace(0.0, angle, 60)
+    pts = (c + radius * (np.outer(np.cos(t), a) + np.outer(np.sin(t), b))) @ V.T
+    (arc,) = ax.plot(*pts.T, color=color, lw=width, zorder=6)
+    head = None
+    if arrow and abs(angle) > 1e-9:
+        head = patches.FancyArrowPatch(pts[-4], pts[-1], arrowstyle="-|>", mutation_scale=9, color=color,
+                                       lw=width, shrinkA=0, shrinkB=0, zorder=6)
+        ax.add_patch(head)
+    ax.update_datalim(pts)
+    mid = c + label_at * radius * (np.cos(angle / 2) * a + np.sin(angle / 2) * b)
+    text = _label(ax, V @ mid, label, color=color, offset=label_offset, size=_FONT + 1)
+    return {"arc": arc, "head": head, "label": text}

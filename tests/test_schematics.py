@@ -135,3 +135,65 @@ def test_3d_helpers_need_3d_axes_and_draw_there():
 def test_points_must_be_planar_and_finite(ax, bad):
     with pytest.raises((ShapeError, ValueError)):
         S.draw_point(ax, bad)
+
+
+@pytest.mark.parametrize("azim, elev", [(-60.0, 20.0), (60.0, 25.0), (135.0, -10.0)])
+def test_oblique_view_is_matplotlibs_orthographic_view(azim, elev):
+    """The screen directions of the three global axes are those of a 3-D axes with view_init(elev, azim)."""
+    from mpl_toolkits.mplot3d import proj3d
+
+    V = S.oblique(azim, elev)
+    np.testing.assert_allclose(V @ V.T, np.eye(2), atol=1e-12)       # orthonormal rows
+    fig = plt.figure(figsize=(4, 4))
+    ax3 = fig.add_subplot(projection="3d", proj_type="ortho")
+    ax3.set(xlim=(-1, 1), ylim=(-1, 1), zlim=(-1, 1))
+    ax3.set_box_aspect((1, 1, 1))
+    ax3.view_init(elev=elev, azim=azim)
+    fig.canvas.draw()
+    M = ax3.get_proj()
+    o = np.array(proj3d.proj_transform(0, 0, 0, M)[:2])
+    screen = np.array([np.array(proj3d.proj_transform(*e, M)[:2]) - o for e in np.eye(3)]).T  # (2, 3)
+    scale = np.linalg.norm(screen) / np.linalg.norm(V)
+    np.testing.assert_allclose(screen / scale, V, atol=1e-9)
+    plt.close(fig)
+
+
+def test_oblique_frame_arrows_are_the_projected_columns(ax):
+    V = S.oblique(30.0, 15.0)
+    A = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    out = S.draw_frame_oblique(ax, V, A, origin=(1.0, 2.0, 3.0), length=0.5, labels=("x", "", "z"))
+    for k, arrow in enumerate(out["axes"]):
+        tail, head = arrow._posA_posB
+        np.testing.assert_allclose(tail, V @ [1.0, 2.0, 3.0], atol=1e-12)
+        np.testing.assert_allclose(np.subtract(head, tail), V @ (0.5 * A[:, k]), atol=1e-12)
+    assert [t.get_text() for t in out["labels"]] == ["x", "z"]        # an empty label is skipped
+    with pytest.raises(ShapeError, match=r"\(2, 3\)"):
+        S.draw_frame_oblique(ax, np.eye(3), A)
+
+
+def test_oblique_revolute_surrounds_its_point_and_draws_its_axis(ax):
+    V = S.oblique(-60.0, 20.0)
+    out = S.draw_revolute_oblique(ax, V, (0.5, 0.0, 0.2), (0, 1, 1), radius=0.1, length=0.3,
+                                  label=r"$\mathbf{k}$")
+    from matplotlib.path import Path
+
+    centre = V @ [0.5, 0.0, 0.2]
+    assert Path(out["body"].get_xy()).contains_point(centre)
+    u = np.array([0, 1, 1]) / np.sqrt(2)
+    p = np.array([0.5, 0.0, 0.2])
+    ends = [V @ (p - 0.45 * u), V @ (p + 0.6 * u)]
+    np.testing.assert_allclose(np.column_stack(out["line"].get_data()), ends, atol=1e-12)
+    assert out["label"].get_text() == r"$\mathbf{k}$"
+    with pytest.raises(ValueError, match="zero vector"):
+        S.draw_revolute_oblique(ax, V, (0, 0, 0), (0, 0, 0))
+
+
+def test_oblique_arc_turns_from_start_by_the_angle(ax):
+    V = S.oblique(-90.0, 0.0)                  # looking along +y: x right, z up
+    out = S.draw_arc_oblique(ax, V, (0, 0, 0), (0, -1, 0), (1, 0, 0), np.pi / 2, radius=2.0, label=r"$\psi$")
+    x, y = out["arc"].get_data()
+    np.testing.assert_allclose([x[0], y[0]], [2.0, 0.0], atol=1e-12)   # starts on +x
+    np.testing.assert_allclose([x[-1], y[-1]], [0.0, 2.0], atol=1e-12)  # right-hand quarter turn about -y: +z
+    assert out["head"] is not None and out["label"].get_text() == r"$\psi$"
+    with pytest.raises(ValueError, match="parallel to the axis"):
+        S.draw_arc_oblique(ax, V, (0, 0, 0), (0, 0, 1), (0, 0, 2), 1.0)
