@@ -154,14 +154,15 @@ _SCRIPT = """(function () {
   var root = document.getElementById(%(id)s);
   var data = JSON.parse(root.querySelector("script.mbd-player-data").textContent);
   var img = root.querySelector("img.mbd-player-img"), pre = root.querySelector("pre.mbd-player-text");
-  var inputs = root.querySelectorAll(".mbd-player-control"), outs = root.querySelectorAll("output");
+  var inputs = root.querySelectorAll(".mbd-player-control");
   var play = root.querySelector("button.mbd-player-play"), timer = null;
   function show() {
     var k = 0;
     for (var i = 0; i < inputs.length; i++) {
       var v = parseInt(inputs[i].value, 10);
       k = k * data.shape[i] + v;
-      if (outs[i]) { outs[i].textContent = data.labels[i][v]; }
+      var out = inputs[i].parentNode.querySelector("output");  // a slider's readout (a list has none)
+      if (out) { out.textContent = data.labels[i][v]; }
     }
     var f = data.index[k];
     if (img) { img.src = data.frames[f]; }
