@@ -492,7 +492,13 @@ def test_checker_passes_players_that_respond_and_fails_one_that_does_not(chromiu
         fig, ax = plt.subplots(figsize=(1.5, 1))
         ax.plot([0, a], [0, 1])
 
-    good = frames.frame_grid(draw, {"a": [1, 2, 3]}, {"a": ["1", "2", "3"]}).mark_widget().to_html()
+    def draw2(kind, a):
+        draw(a if kind == "up" else -a)
+
+    # a drop-down before a slider: the slider's readout must still show the slider's own value
+    good = frames.frame_grid(draw2, {"kind": ["up", "down"], "a": [1, 2, 3]},
+                             {"kind": ["up", "down"], "a": ["1 m", "2 m", "3 m"]},
+                             choices=["kind"]).mark_widget().to_html()
     dead = frames.frame_grid(lambda a: draw(1), {"a": [1, 2]}, {"a": ["1", "2"]}).mark_widget().to_html()
     fig, ax = plt.subplots(figsize=(1.5, 1))
     (line,) = ax.plot([0, 0], [0, 1])

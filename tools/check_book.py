@@ -103,14 +103,17 @@ PLAYER_SCRIPT = """<script>window.addEventListener("load", function () { setTime
   document.querySelectorAll(".mbd-player").forEach(function (p) {
     var r = {id: p.id, kind: p.getAttribute("data-mbd-kind"), widget: p.hasAttribute("data-mbd-widget"),
              sliders: [], distinct: 0, play: null};
-    var seen = {};
-    p.querySelectorAll(".mbd-player-control").forEach(function (s) {
+    var seen = {}, data = JSON.parse(p.querySelector("script.mbd-player-data").textContent);
+    r.readouts = true;
+    p.querySelectorAll(".mbd-player-control").forEach(function (s, axis) {
       var v0 = s.value, before = shown(p), changed = false;
       var n = s.tagName === "SELECT" ? s.options.length - 1 : parseInt(s.max, 10);
+      var out = s.parentNode.querySelector("output");
       for (var v = 0; v <= n; v++) {
         s.value = String(v); s.dispatchEvent(new Event("input", {bubbles: true}));
         seen[shown(p)] = true;
         if (String(v) !== v0 && shown(p) !== before) { changed = true; }
+        if (out && out.textContent !== data.labels[axis][v]) { r.readouts = false; }
       }
       s.value = v0; s.dispatchEvent(new Event("input", {bubbles: true}));
       r.sliders.push(changed);
@@ -239,6 +242,8 @@ def check_players(dom: str, expect: dict, report: PageReport) -> dict:
         report.fail(f"{expect['players']} frame players in the source, {len(results)} in the rendered page")
     for r in results:
         ok_sliders = bool(r["sliders"]) and all(r["sliders"])
+        if not r.get("readouts", True):
+            report.fail(f"player {r['id']}: a slider's readout does not show the value it points at")
         if r["kind"] == "animation":
             counts["animations"] += 1
             ok = ok_sliders and r["play"] is True
