@@ -139,7 +139,8 @@ def _build(node):
             return sp.Function(*args, **kwargs)
         if name in ("Integer", "Rational") and any(isinstance(a, int) and abs(a) > MAX_INTEGER for a in args):
             raise RecordError("a formula in the record has an integer too large for an answer")
-        if name == "Pow" and len(args) == 2 and isinstance(args[1], sp.Number) and abs(args[1]) > MAX_EXPONENT:
+        big_power = len(args) == 2 and isinstance(args[1], sp.Number) and abs(args[1]) > MAX_EXPONENT
+        if name == "Pow" and big_power:
             raise RecordError("a formula in the record has a power too large for an answer")
         return getattr(sp, name)(*args, **kwargs)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Call):  # Function('q')(Symbol('t'))
