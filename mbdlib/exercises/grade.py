@@ -249,10 +249,15 @@ def _records(nb, skip_cells: int = 0):
 
 
 def records_in(nb) -> dict[str, dict]:
-    """The last check record per exercise that the notebook's own cells displayed (answers, not verdicts)."""
+    """The last record of an answer per exercise that the notebook's own cells displayed.
+
+    Only records that carry an answer (or name a function) count: a record that merely claims a verdict
+    carries nothing to grade and is ignored, so it cannot hide the student's real answer either.
+    """
     found: dict[str, dict] = {}
     for _, rec in _records(nb):
-        if "grader" not in rec and "solution_shown" not in rec:
+        if rec.get("schema") == RECORD_SCHEMA and ("answer" in rec or "function" in rec) \
+                and "grader" not in rec:
             found[str(rec["exercise"])] = dict(rec)
     return found
 
@@ -339,11 +344,13 @@ class _Kernel:
 
     def manager(self, work: Path):
         from jupyter_client.kernelspec import KernelSpecManager
-        from jupyter_client.manager import KernelManager
+        from jupyter_client.manager import AsyncKernelManager
 
+        # the asynchronous manager, as nbclient's own default: with a blocking one, waiting for output of a
+        # cell that never finishes would block nbclient's event loop and its timeout with it
         ksm = KernelSpecManager(kernel_dirs=[str(self.dir)])
-        return KernelManager(kernel_name="mbdlib-sandbox", kernel_spec_manager=ksm, transport="ipc",
-                             ip=str(work / "ipc"))
+        return AsyncKernelManager(kernel_name="mbdlib-sandbox", kernel_spec_manager=ksm, transport="ipc",
+                                  ip=str(work / "ipc"))
 
 
 def execute(nb, cwd: str | Path, timeout: float = 120, store_widget_state: bool = False, km=None,
@@ -460,8 +467,8 @@ def run_submission(path: str | Path, student: Student | None = None, chapter: in
     for i, (ex, params, cases) in plan.items():
         v = (_judge_function(ex, functions.get(i), cases, params) if ex.is_function
              else _judge_value(ex, values.get(i), params))
-        if v is not None:
-            sub.verdicts[i] = v
+        if v is not None and not (v.verdict == "missing" and sub.status != "ok"):
+            sub.verdicts[i] = v  # (a function missing after an early stop was never defined: not run)
     sub.seconds = time.monotonic() - start
     return sub
 
