@@ -170,7 +170,8 @@ def test_nbgrader_source_marks_answers_and_tests(tmp_path):
     nb = nbformat.read(out, as_version=4)
     metas = [c.metadata["nbgrader"] for c in nb.cells]
     tests = [m for m in metas if m["grade"] and not m["solution"]]
-    assert sorted(m["grade_id"] for m in tests) == sorted(f"check-{e.id}" for e in exercises(1))
+    ids = sorted(m["grade_id"] for m in tests)
+    assert ids == sorted("check-" + e.id.replace(".", "_") for e in exercises(1))
     assert sum(m["points"] for m in tests) == sum(e.points for e in exercises(1))
     assert all(m["schema_version"] == 3 for m in metas)
     assert len({m["grade_id"] for m in metas}) == len(metas)  # unique ids

@@ -90,7 +90,8 @@ def nbgrader_source(solution: str | Path, out: str | Path) -> Path:
             ex = get(m.group("id"))
             cell.source = (f"from mbdlib.exercises import assert_correct\n"
                            f"assert_correct({m.group('id')!r},{m.group('rest')})")
-            meta.update(grade=True, grade_id=f"check-{ex.id}", points=float(ex.points))
+            grade_id = "check-" + ex.id.replace(".", "_")  # nbgrader ids: letters, digits, _ and -
+            meta.update(grade=True, grade_id=grade_id, points=float(ex.points))
         elif cell.cell_type == "markdown" and "<!-- BEGIN SOLUTION -->" in cell.source:
             n_sol += 1
             meta.update(locked=False, solution=True, grade=True, grade_id=f"written-{n_sol}", points=0.0)
