@@ -19,7 +19,7 @@ ifeq ($(shell uname -m),x86_64)
 OTHER_MACHINE ?= OPENBLAS_CORETYPE=Prescott NPY_DISABLE_CPU_FEATURES=X86_V3
 endif
 
-.PHONY: help install vendor book lab test test-extended test-fast lint nbval browser exercises bench clean
+.PHONY: help install vendor book lab test test-extended test-nbgrader test-fast lint nbval browser exercises bench clean
 
 help:
 	@echo "make book   - build the HTML book (every notebook executed), print the path of index.html"
@@ -77,7 +77,16 @@ test: install vendor
 # the optional robot models (~400 MB: example-robot-data) and the tests that load them
 test-extended: install
 	$(BIN)/python -m pip install -q -e ".[robots]"
-	MBDLIB_EXTENDED=1 $(BIN)/python -m pytest tests/extended
+	MBDLIB_EXTENDED=1 $(BIN)/python -m pytest tests/extended/test_robot_data.py
+
+# nbgrader's own generate_assignment / autograde / export on the notebooks `release --nbgrader` writes.
+# nbgrader is heavy, so it gets its own environment, .venv-nbgrader (the course's requirements + nbgrader).
+NBG := .venv-nbgrader
+test-nbgrader:
+	test -x $(NBG)/bin/python || $(PYTHON) -m venv $(NBG)
+	$(NBG)/bin/python -m pip install -q -r requirements.txt "nbgrader==0.9.6"
+	$(NBG)/bin/python -m pip install -q --no-deps -e .
+	MBDLIB_EXTENDED=1 $(NBG)/bin/python -m pytest -p no:cacheprovider tests/extended/test_nbgrader.py
 
 test-fast: install
 	$(BIN)/python -m pytest -n 2 -m "not book and not slow" tests mbdlib

@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import bench_constraints  # noqa: E402
 import bench_dynamics  # noqa: E402
 import bench_fourbar  # noqa: E402
+import bench_grading  # noqa: E402
 import bench_rotations  # noqa: E402
 import bench_scaling  # noqa: E402
 import bench_symbolic  # noqa: E402
@@ -22,6 +23,7 @@ import bench_symbolic  # noqa: E402
 # bench_scaling fits exponents to the results of bench_symbolic, so it runs after it
 BENCHMARKS = [bench_rotations, bench_dynamics, bench_symbolic, bench_scaling, bench_constraints]
 BENCHMARKS.append(bench_fourbar)  # issue 7: the four-bar arm
+BENCHMARKS.append(bench_grading)  # issue 13: grading throughput
 
 if __name__ == "__main__":
     start = time.perf_counter()

@@ -62,7 +62,7 @@ def test_correct_wrong_unanswered_with_points():
 def test_generic_fallback_names_the_entry():
     B = ROT.copy()
     B[2, 1] = 0.34
-    assert evaluate("0.1", B).hint == "entry [2, 1] is 0.34, expected 0"
+    assert evaluate("0.1", B).hint == "entry [2, 1] should be zero"  # and the key is not printed
 
 
 def test_function_answers_are_called_at_every_case():
@@ -104,19 +104,23 @@ def test_registry_orders_ids_numerically():
         Exercise("one", "bad id", 1, reference=lambda: 0)
 
 
-def test_record_bundle_is_json_and_deterministic():
+def test_verdict_bundle_is_text_and_html_and_deterministic():
     bundle = evaluate("0.1", ROT.T)._repr_mimebundle_()
-    rec = bundle[MIME]
-    assert json.loads(json.dumps(rec)) == {
-        "exercise": "0.1",
-        "verdict": "wrong",
-        "points": 0,
-        "max_points": 2,
-        "hint": "transposed: columns are the body axes",
-    }
+    assert set(bundle) == {"text/plain", "text/html"}  # a verdict alone is no record: nothing to grade
     assert bundle["text/plain"] == "✗ 0.1 wrong: transposed: columns are the body axes"
     assert "<div" in bundle["text/html"]
     assert evaluate("0.1", ROT.T)._repr_mimebundle_() == bundle
+
+
+def test_check_records_the_answer_not_the_verdict(monkeypatch):
+    shown = []
+    monkeypatch.setattr("mbdlib.exercises.core._show", lambda bundle, text: shown.append(bundle))
+    check("0.1", ROT.T)
+    rec = shown[0][MIME]
+    assert json.loads(json.dumps(rec)) == rec
+    assert "verdict" not in rec and rec["exercise"] == "0.1" and rec["schema"] == 2
+    assert np.allclose(np.array(rec["answer"]["data"]).reshape(rec["answer"]["shape"]), ROT.T)
+    assert shown[0]["text/plain"].startswith("✗ 0.1 wrong")
 
 
 def test_error_text_has_no_memory_address():

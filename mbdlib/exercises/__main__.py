@@ -1,11 +1,14 @@
-"""Command line: ``python -m mbdlib.exercises {generate,grade,list} ...``.
+"""Command line: ``python -m mbdlib.exercises {generate,release,grade,execute,list} ...``.
 
 Examples::
 
     python -m mbdlib.exercises generate solutions exercises          # write student versions
     python -m mbdlib.exercises generate solutions exercises --check  # exit 1 if out of date
-    python -m mbdlib.exercises grade submissions/ --out grades.csv --timeout 120 --workers 2 \\
-        --feedback feedback/
+    python -m mbdlib.exercises release exercises/ch01_kinematics.ipynb --roster roster.csv \\
+        --secret-file secret --out release/ch01                      # one notebook per student
+    python -m mbdlib.exercises release solutions/ch01_kinematics.ipynb --nbgrader --out source/ch01
+    python -m mbdlib.exercises grade submissions/ --roster roster.csv --secret-file secret \\
+        --out grades.csv --totals totals.csv --feedback feedback/ --timeout 120 --workers 2
     python -m mbdlib.exercises execute solutions/ch01_kinematics.ipynb  # refresh stored outputs
     python -m mbdlib.exercises list 1                                # the registry of chapter 1
 """
@@ -15,12 +18,15 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from pathlib import Path
 
 import nbformat
 
 from .core import exercises
 from .generate import GenerateError, generate, render
 from .grade import execute, grade, notebooks_in
+from .release import nbgrader_source, release_variants
+from .sandbox import SandboxConfig
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,16 +38,33 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("exercises", help="directory of student notebooks (generated)")
     g.add_argument("--check", action="store_true", help="write nothing; exit 1 if exercises/ is out of date")
 
-    r = sub.add_parser("grade", help="execute submissions and write grades.csv (+ feedback)")
+    rel = sub.add_parser("release", help="one notebook per student (their variant), or nbgrader sources")
+    rel.add_argument("notebook", help="the student version (exercises/chNN_*.ipynb); with --nbgrader the "
+                                      "solution notebook (solutions/chNN_*.ipynb)")
+    rel.add_argument("--out", required=True, help="directory to write into")
+    rel.add_argument("--roster", help="CSV with columns student_id,name,file")
+    rel.add_argument("--secret-file", help="the course secret (keep it out of the students' reach)")
+    rel.add_argument("--course", default="", help="a label written into each variant (optional)")
+    rel.add_argument("--nbgrader", action="store_true", help="write an nbgrader source notebook instead")
+
+    r = sub.add_parser("grade", help="execute submissions and write grades.csv (+ feedback, totals)")
     r.add_argument("submissions", nargs="+", help="notebooks, or directories of notebooks")
     r.add_argument("--out", default="grades.csv", help="CSV file to write (default: grades.csv)")
-    r.add_argument(
-        "--timeout", type=float, default=120, help="seconds per notebook, wall clock (default 120)"
-    )
+    r.add_argument("--timeout", type=float, default=120, help="seconds per notebook, wall clock")
     r.add_argument("--workers", type=int, default=1, help="notebooks graded in parallel (default 1)")
     r.add_argument("--feedback", default=None, help="directory for one markdown feedback file per student")
     r.add_argument("--chapter", type=int, default=None, help="chapter, when notebooks do not say")
-    r.add_argument("--resume", action="store_true", help="keep --out and skip students already in it")
+    r.add_argument("--resume", action="store_true", help="keep complete students of --out")
+    r.add_argument("--roster", help="CSV with columns student_id,name,file (default: file name = student id)")
+    r.add_argument("--secret-file", help="the course secret: grade each student's own variant")
+    r.add_argument("--totals", help="CSV with one total per student (for a gradebook import)")
+    r.add_argument("--memory-mb", type=int, default=2048, help="memory limit per kernel (default 2048)")
+    r.add_argument("--cpu-seconds", type=int, default=300, help="CPU-time limit per kernel (default 300)")
+    iso = r.add_mutually_exclusive_group()
+    iso.add_argument("--require-isolation", action="store_true",
+                     help="refuse to grade if kernels cannot run without network and read-only")
+    iso.add_argument("--no-isolation", action="store_true", help="run kernels with limits only")
+    r.add_argument("--assignment-dir", help="data files the notebooks need (copied next to each one)")
 
     x = sub.add_parser("execute", help="run notebooks in place (refresh stored outputs, e.g. of solutions)")
     x.add_argument("notebooks", nargs="+")
@@ -61,10 +84,8 @@ def main(argv: list[str] | None = None) -> int:
             for problem in result:
                 print(problem, file=sys.stderr)
             if result:
-                print(
-                    f"run: python -m mbdlib.exercises generate {args.solutions} {args.exercises}",
-                    file=sys.stderr,
-                )
+                print(f"run: python -m mbdlib.exercises generate {args.solutions} {args.exercises}",
+                      file=sys.stderr)
                 return 1
             print(f"{args.exercises} is up to date with {args.solutions}")
             return 0
@@ -73,13 +94,35 @@ def main(argv: list[str] | None = None) -> int:
         if not result:
             print(f"{args.exercises} already up to date")
         return 0
+    if args.command == "release":
+        try:
+            if args.nbgrader:
+                path = nbgrader_source(args.notebook, Path(args.out) / Path(args.notebook).name)
+                print(f"wrote {path} (nbgrader source: run nbgrader generate_assignment on it)")
+                return 0
+            if not (args.roster and args.secret_file):
+                print("error: release needs --roster and --secret-file (or --nbgrader)", file=sys.stderr)
+                return 2
+            paths = release_variants(args.notebook, args.roster, args.secret_file, args.out, args.course)
+        except (OSError, ValueError, KeyError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(f"wrote {len(paths)} notebooks into {args.out}")
+        return 0
     if args.command == "grade":
         # a notebook stopped at its time limit leaves nbclient tasks pending: not worth a traceback
         logging.getLogger("asyncio").setLevel(logging.CRITICAL)
-        subs = grade(
-            args.submissions, args.out, args.timeout, args.workers, args.feedback, args.chapter, args.resume
-        )
-        print(f"graded {len(subs)} notebook(s) into {args.out}")
+        isolate = True if args.require_isolation else False if args.no_isolation else None
+        sandbox = SandboxConfig(args.memory_mb, args.cpu_seconds, isolate)
+        try:
+            subs = grade(args.submissions, args.out, args.timeout, args.workers, args.feedback, args.chapter,
+                         args.resume, roster=args.roster, secret_file=args.secret_file, totals=args.totals,
+                         sandbox=sandbox, assignment=args.assignment_dir)
+        except (OSError, ValueError, RuntimeError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(f"graded {len(subs)} student(s) into {args.out}" + (f", totals in {args.totals}" if args.totals
+                                                                    else ""))
         return 0
     if args.command == "execute":
         failed = 0
@@ -95,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if failed else 0
     for ex in exercises(args.chapter):
         kind = "function" if ex.is_function else "value"
-        print(f"{ex.id}\t{ex.points:g} pt\t{kind}\t{len(ex.mistakes)} mistakes\t{ex.title}")
+        variant = "variants" if ex.has_variants else "same for all"
+        print(f"{ex.id}\t{ex.points:g} pt\t{kind}\t{variant}\t{len(ex.mistakes)} mistakes\t{ex.title}")
     return 0
 
 

@@ -58,8 +58,25 @@ K = np.array([0.0, 0.0, 1.0])
 
 
 # ------------------------------------------------------------------ 1.1
-def _ypr():
-    return np.radians(YPR_DEG)
+def _dcm_ypr(angles_deg, order="ZYX"):
+    return dcm_from_euler(order, np.radians(np.asarray(angles_deg, dtype=float)))
+
+
+def _ypr_variant(rng) -> dict:
+    """Yaw and roll anywhere but near ±180°, pitch away from ±90° (gimbal lock) and from 0."""
+    yaw, roll = rng.integers(-170, 171, size=2)
+    pitch = rng.choice([-1, 1]) * rng.integers(10, 76)
+    return {"angles_deg": [float(yaw), float(pitch), float(roll)]}
+
+
+def _orthonormal(answer, **_) -> str | None:
+    A = np.asarray(answer, dtype=float)
+    if A.shape == (3, 3) and not np.allclose(A.T @ A, np.eye(3), atol=1e-6):
+        return ("your matrix is not orthonormal (A^T A is not I): a DCM's columns are unit vectors at "
+                "right angles")
+    if A.shape == (3, 3) and np.linalg.det(A) < 0:
+        return "det A = -1: that is a reflection, not a rotation (a sign or an axis is wrong)"
+    return None
 
 
 register(
@@ -67,26 +84,30 @@ register(
         "1.1",
         "DCM of a yaw-pitch-roll (ZYX) sequence",
         1,
-        reference=lambda: dcm_from_euler("ZYX", _ypr()),
+        reference=lambda angles_deg: _dcm_ypr(angles_deg),
+        params={"angles_deg": list(YPR_DEG)},
+        variant=_ypr_variant,
+        sanity=_orthonormal,
         mistakes=[
             Mistake(
-                lambda: dcm_from_euler("ZYX", _ypr()).T,
+                lambda angles_deg: _dcm_ypr(angles_deg).T,
                 "your matrix is the transpose of A: A maps body components to global ones (r = A s'), "
                 "so its columns are the body axes in global components",
             ),
             Mistake(
-                lambda: rot_x(_ypr()[2]) @ rot_y(_ypr()[1]) @ rot_z(_ypr()[0]),
+                lambda angles_deg: rot_x(np.radians(angles_deg[2])) @ rot_y(np.radians(angles_deg[1]))
+                @ rot_z(np.radians(angles_deg[0])),
                 "you multiplied in the reverse order (Rx Ry Rz, an extrinsic xyz sequence): for the "
                 "intrinsic ZYX sequence each new rotation multiplies on the right: A = Rz(psi) Ry(theta) "
                 "Rx(phi)",
             ),
             Mistake(
-                lambda: dcm_from_euler("ZYX", np.array(YPR_DEG)),
+                lambda angles_deg: dcm_from_euler("ZYX", np.array(angles_deg, dtype=float)),
                 "you used degrees: np.sin and np.cos take radians (np.radians(30) ...)",
             ),
             Mistake(
-                lambda: dcm_from_euler("ZYX", _ypr()[::-1]),
-                "yaw and roll are swapped: psi = 30 deg goes with Rz, phi = 10 deg with Rx",
+                lambda angles_deg: _dcm_ypr(angles_deg[::-1]),
+                "yaw and roll are swapped: psi goes with Rz (first), phi with Rx (last)",
             ),
         ],
     )
@@ -338,6 +359,8 @@ register(
         3,
         reference=_J3,
         cases=ARM3_CASES,
+        hidden_cases=lambda rng: [(q,) for q in rng.uniform(-np.pi, np.pi, size=(6, 3))],
+        function_name="planar_jacobian",
         mistakes=[
             Mistake(
                 _J3_absolute,

@@ -13,7 +13,9 @@ Three layers, used by :mod:`mbdlib.exercises.core`:
   inconclusive.
 * :func:`diagnose` writes the generic hint when the answer is wrong and no
   exercise-specific mistake matched: shape, NaN, transpose, sign flip, a
-  constant factor, then the entries that are off, by name.
+  factor of 2, degrees, a constant factor, then the entries that are off, by
+  name and how (too large, too small, wrong sign, zero, missing) -- never the
+  expected value itself.
 
 Vectors are compared as 1-D arrays, so ``(3,)``, ``(3, 1)`` and ``(1, 3)`` are
 all accepted where a 3-vector is expected; matrices must have the exact shape.
@@ -251,7 +253,9 @@ def diagnose(student, expected, rtol: float = 1e-6, atol: float = 1e-9, seed: in
     'your matrix is the transpose of the expected one'
     >>> B = A.copy(); B[1, 0] = 0.5
     >>> diagnose(normalize(B), normalize(A))
-    'entry [1, 0] is 0.5, expected 1'
+    'entry [1, 0] is too small'
+    >>> diagnose(normalize(np.degrees([0.5, 1.0])), normalize([0.5, 1.0]))
+    'your answer looks like degrees: give radians'
     >>> diagnose(normalize([1.0, 2.0]), normalize(A))
     'your answer has shape (2,), expected shape (2, 2)'
     """
@@ -278,6 +282,7 @@ def diagnose(student, expected, rtol: float = 1e-6, atol: float = 1e-9, seed: in
 
 
 def _diagnose_numbers(s: np.ndarray, e: np.ndarray, rtol: float, atol: float, where: str = "") -> str:
+    """Say how the numbers are wrong (which entries, sign, factor, units) without printing expected values."""
     bad = ~np.isfinite(s)
     if bad.any():
         kind = "NaN" if np.isnan(s).any() else "an infinite value"
@@ -300,17 +305,28 @@ def _diagnose_numbers(s: np.ndarray, e: np.ndarray, rtol: float, atol: float, wh
             for label, value in (("2", 2.0), ("1/2", 0.5), ("-2", -2.0), ("-1/2", -0.5)):
                 if np.isclose(c, value, rtol=1e-6):
                     return f"your answer is {label} times the expected one{where}: check a factor of 2"
+            if np.isclose(abs(c), 180 / np.pi, rtol=1e-4):
+                return f"your answer looks like degrees{where}: give radians"
+            if np.isclose(abs(c), np.pi / 180, rtol=1e-4):
+                return f"your answer looks like radians where degrees are expected{where}"
             if s.size > 1:  # (any single wrong number is a multiple of the right one)
-                return f"your answer is {_fmt(c)} times the expected one{where}: check units or scale"
+                return f"your answer is a constant multiple of the expected one{where}: check units, scale"
     if s.ndim == 0:
         side = "too large" if s > e else "too small"
-        return f"your value {_fmt(s)}{where} is {side}"
+        return f"your value{where} is {side}"
     off = ~np.isclose(s, e, rtol=rtol, atol=atol)
     idx = [tuple(i) for i in np.argwhere(off)]
     parts = []
     for i in idx[:3]:
-        sign = " (wrong sign)" if np.isclose(s[i], -e[i], rtol=rtol, atol=atol) else ""
-        parts.append(f"entry {_index(i)} is {_fmt(s[i])}, expected {_fmt(e[i])}{sign}")
+        if np.isclose(s[i], -e[i], rtol=rtol, atol=atol):
+            how = "has the wrong sign"
+        elif abs(e[i]) <= atol:
+            how = "should be zero"
+        elif abs(s[i]) <= atol:
+            how = "is zero but should not be: a missing term?"
+        else:
+            how = "is too large" if s[i] > e[i] else "is too small"
+        parts.append(f"entry {_index(i)} {how}")
     text = "; ".join(parts)
     if len(idx) > 3:
         text = f"{len(idx)} of {s.size} entries are off, e.g. " + text

@@ -8,7 +8,10 @@ An :class:`Exercise` declares
 * **alternatives**: other answers that are just as correct (``-q`` for a
   quaternion ``q``);
 * **mistakes**: functions producing a typical wrong answer, each with the hint
-  to show when the student's answer matches it.
+  to show when the student's answer matches it;
+* optionally **parameters**: the public ones (``params``, the numbers of the
+  self-study notebooks) and a generator of per-student ones (``variant``);
+  function exercises may also generate **hidden cases** for grading.
 
 :func:`evaluate` turns an answer into a :class:`Verdict`; :func:`check` shows
 the verdict in the notebook (one line) together with a machine-readable
@@ -16,27 +19,49 @@ record (mimetype :data:`MIME`) that batch grading collects.  Neither ever
 raises: a wrong type, a NaN, ``None`` or an exception inside a student's
 function all become verdicts.
 
+**The record is not a grade.** It carries the student's *answer* as inert data
+(:mod:`.answers`), never a verdict that counts: the grader
+(:mod:`.grade`) recomputes every verdict from the answer and its own keys, so
+a notebook that displays a record of its own making gains nothing it did not
+compute. Hints say what is wrong (a sign, a factor, a transpose, which entry)
+without printing the expected value; :func:`show_solution` prints it on
+request, and its record marks the exercise as "solution shown".
+
+**Variants.** A notebook released for one student (``python -m
+mbdlib.exercises release``) starts with :func:`use_variant`; the student's
+parameters then come from :func:`params`, and :func:`check` of a value
+exercise validates only what needs no key (type, shape, finiteness, and the
+exercise's own sanity test, e.g. an orthonormal DCM): its verdict is computed
+at grading, from the course secret and the student's id.
+
 Chapter modules (``mbdlib.exercises.ch01`` ...) call :func:`register`; they are
 imported on demand the first time one of their exercise ids is needed.
 """
 
 from __future__ import annotations
 
+import base64
 import html
 import importlib
+import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import sympy as sp
 
-from .compare import AnswerTypeError, diagnose, normalize, same
+from .answers import serialize
+from .compare import AnswerTypeError, diagnose, normalize, same, shape_of
 
 MIME = "application/vnd.mbdlib.check+json"
 """Mimetype of the record each check displays (read by :mod:`mbdlib.exercises.grade`)."""
 
-VERDICTS = ("correct", "wrong", "unanswered", "error")
+VERDICTS = ("correct", "wrong", "unanswered", "error", "pending")
+"""``pending``: a variant's value answer that looks sane; its verdict is computed at grading."""
+
+RECORD_SCHEMA = 2
 
 
 @dataclass(frozen=True)
@@ -88,6 +113,22 @@ class Exercise:
         Value exercises: turns the student's answer into what is compared (e.g. a corrected
         model into the numbers the exercise grades), so that ``check("6.2", model)`` works.
         It must not raise; ``None`` from it means "not answered".
+    params : dict
+        The public parameters (keyword arguments of ``reference``, the mistakes and the
+        alternatives): the numbers of the self-study notebook. Empty for an exercise without any.
+    variant : callable, optional
+        ``variant(rng) -> dict``: parameters for one student, drawn from a
+        ``numpy.random.Generator`` seeded by the course secret and the student's id.
+    hidden_cases : callable, optional
+        Function exercises: ``hidden_cases(rng, **params) -> list of tuples``, the cases the
+        grader calls the student's function on (random states, other sizes); the student
+        never sees them. Default: the public ``cases``.
+    sanity : callable, optional
+        ``sanity(answer, **params) -> str or None``: a problem that can be seen without the
+        key (e.g. "not orthonormal"), for the in-notebook check of a variant.
+    function_name : str, optional
+        Function exercises: the name the notebook gives the function (the grader looks it up
+        when the student never called check for it).
     """
 
     id: str
@@ -100,6 +141,11 @@ class Exercise:
     rtol: float = 1e-6
     atol: float = 1e-9
     prepare: Callable[[Any], Any] | None = None
+    params: dict = field(default_factory=dict)
+    variant: Callable[[np.random.Generator], dict] | None = None
+    hidden_cases: Callable[..., list] | None = None
+    sanity: Callable[..., str | None] | None = None
+    function_name: str | None = None
     chapter: int = field(init=False)
 
     def __post_init__(self):
@@ -110,6 +156,29 @@ class Exercise:
     @property
     def is_function(self) -> bool:
         return self.cases is not None
+
+    @property
+    def has_variants(self) -> bool:
+        """True if each student can get their own parameters (or hidden cases)."""
+        return self.variant is not None or self.hidden_cases is not None
+
+    def key(self, *case, params: dict | None = None):
+        """The expected answer for ``case`` with ``params`` (default: the public parameters)."""
+        return self.reference(*case, **(self.params if params is None else params))
+
+    def params_for(self, rng: np.random.Generator | None) -> dict:
+        """The parameters of a variant drawn with ``rng`` (the public ones without a generator)."""
+        if rng is None or self.variant is None:
+            return dict(self.params)
+        return dict(self.variant(rng))
+
+    def grading_cases(self, rng: np.random.Generator | None, params: dict | None = None) -> list[tuple]:
+        """The cases a function exercise is graded on: hidden ones drawn with ``rng``, else the public."""
+        if not self.is_function:
+            return [()]
+        if rng is None or self.hidden_cases is None:
+            return [tuple(c) for c in self.cases]
+        return [tuple(c) for c in self.hidden_cases(rng, **(self.params if params is None else params))]
 
 
 @dataclass(frozen=True)
@@ -122,16 +191,6 @@ class Verdict:
     max_points: float
     hint: str = ""
 
-    def record(self) -> dict:
-        """The machine-readable record, as displayed under :data:`MIME`."""
-        return {
-            "exercise": self.exercise,
-            "verdict": self.verdict,
-            "points": self.points,
-            "max_points": self.max_points,
-            "hint": self.hint,
-        }
-
     def text(self) -> str:
         """One line for people, e.g. ``✓ 1.3 correct (2/2 points)``."""
         pts = f"({_num(self.points)}/{_num(self.max_points)} points)"
@@ -139,18 +198,21 @@ class Verdict:
             return f"✓ {self.exercise} correct {pts}"
         if self.verdict == "unanswered":
             return f"… {self.exercise} not answered yet: {self.hint}"
+        if self.verdict == "pending":
+            return f"○ {self.exercise} {self.hint}"
         mark = "✗" if self.verdict == "wrong" else "⚠"
         return f"{mark} {self.exercise} {self.verdict}: {self.hint}"
 
     def html(self) -> str:
-        colour = {"correct": "#1a7f37", "wrong": "#b3261e", "unanswered": "#555", "error": "#9a6700"}
+        colour = {"correct": "#1a7f37", "wrong": "#b3261e", "unanswered": "#555", "error": "#9a6700",
+                  "pending": "#0b5cad"}
         return (
             f'<div class="mbdlib-check mbdlib-{self.verdict}" '
             f'style="color:{colour[self.verdict]};font-family:sans-serif">{html.escape(self.text())}</div>'
         )
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/plain": self.text(), "text/html": self.html(), MIME: self.record()}
+        return {"text/plain": self.text(), "text/html": self.html()}
 
 
 def _num(x: float) -> str:
@@ -225,8 +287,106 @@ def _unanswered(answer) -> bool:
     return answer is None or answer is Ellipsis
 
 
-def evaluate(exercise_id: str, answer: Any) -> Verdict:
-    """Judge ``answer`` for exercise ``exercise_id``; never raises.
+class _Answered(Exception):
+    """Raised inside :func:`outputs_of` when the answer already decides the verdict (unanswered, bad type)."""
+
+    def __init__(self, kind: str, hint: str):
+        super().__init__(hint)
+        self.kind, self.hint = kind, hint
+
+
+def outputs_of(ex: Exercise, answer: Any, cases: Sequence[tuple]) -> list:
+    """The student's results, one per case (the answer itself for a value exercise), not yet normalised.
+
+    Raises :class:`_Answered` when the answer decides the verdict by itself (not answered, not a
+    function, an exception in the student's function).
+    """
+    if _unanswered(answer):
+        what = "a function" if ex.is_function else "your answer"
+        raise _Answered("unanswered", f"replace None with {what}")
+    if not ex.is_function:
+        out = answer if ex.prepare is None else ex.prepare(answer)
+        if _unanswered(out):
+            raise _Answered("unanswered", "replace None with your answer")
+        return [out]
+    if not callable(answer):
+        raise _Answered("wrong", f"expected a function (def ...), got a {type(answer).__name__}")
+    given = []
+    for case in cases:
+        try:
+            out = answer(*case)
+        except Exception as exc:  # noqa: BLE001 - the student's code may raise anything
+            why = f"{type(exc).__name__}: {_clean(str(exc))}"
+            raise _Answered("error", f"your function raised {why} for input {_describe(case)}") from None
+        if out is None:
+            raise _Answered("unanswered", "your function returns None: write its body (and a return)")
+        given.append(out)
+    return given
+
+
+def judge(ex: Exercise, outputs: Sequence, cases: Sequence[tuple], params: dict | None = None) -> Verdict:
+    """The verdict on the student's results ``outputs`` (one per case) against the keys for ``params``.
+
+    This is the whole decision: :func:`check` calls it in the notebook (public parameters), the grader
+    calls it in its own process with the answers read from the records and the student's parameters
+    and hidden cases. Hints never print an expected value.
+    """
+    params = dict(ex.params if params is None else params)
+
+    def verdict(kind: str, hint: str = "") -> Verdict:
+        return Verdict(ex.id, kind, ex.points if kind == "correct" else 0, ex.points, hint)
+
+    cases = list(cases)
+    if len(outputs) != len(cases):
+        return verdict("error", f"{len(outputs)} results for {len(cases)} cases")
+    given = []
+    for out, case in zip(outputs, cases, strict=True):
+        try:
+            given.append(normalize(out))
+        except AnswerTypeError as exc:
+            where = f" for input {_describe(case)}" if ex.is_function else ""
+            msg = str(exc)
+            if ex.is_function:
+                msg = msg.replace("your answer", "your function's result", 1)
+            return verdict("wrong", msg + where)
+
+    def produce_all(produce: Callable) -> list:
+        return [normalize(produce(*c, **params)) for c in cases]
+
+    def all_same(expected: list) -> bool:
+        pairs = enumerate(zip(given, expected, strict=True))
+        return all(same(g, e, ex.rtol, ex.atol, seed=i) for i, (g, e) in pairs)
+
+    keys = produce_all(ex.reference)
+    if all_same(keys):
+        return verdict("correct")
+    for alt in ex.alternatives:
+        try:
+            if all_same(produce_all(alt)):
+                return verdict("correct")
+        except Exception:  # noqa: BLE001 - an alternative that does not apply here does not match
+            pass
+    for mistake in ex.mistakes:
+        try:
+            if mistake.test is not None:
+                hit = all(bool(mistake.test(g, k)) for g, k in zip(given, keys, strict=True))
+            else:
+                hit = all_same(produce_all(mistake.answer))
+        except Exception:  # noqa: BLE001 - a mistake that cannot be produced here does not match
+            hit = False
+        if hit:
+            return verdict("wrong", mistake.hint)
+    for i, (g, k, c) in enumerate(zip(given, keys, cases, strict=True)):
+        if not same(g, k, ex.rtol, ex.atol, seed=i):
+            hint = diagnose(g, k, ex.rtol, ex.atol, seed=i)
+            if ex.is_function:
+                hint = f"for input {_describe(c)}: {hint}"
+            return verdict("wrong", hint)
+    return verdict("wrong", "your answer is not the expected one")  # pragma: no cover - unreachable
+
+
+def evaluate(exercise_id: str, answer: Any, params: dict | None = None) -> Verdict:
+    """Judge ``answer`` for exercise ``exercise_id`` with the public parameters (or ``params``); never raises.
 
     Examples
     --------
@@ -246,94 +406,118 @@ def evaluate(exercise_id: str, answer: Any) -> Verdict:
     except Exception as exc:  # noqa: BLE001 - a check must never crash the notebook
         return Verdict(str(exercise_id), "error", 0, 0, _clean(str(exc).strip("'\"")))
     try:
-        return _evaluate(exercise, answer)
+        cases = exercise.grading_cases(None)
+        try:
+            outputs = outputs_of(exercise, answer, cases)
+        except _Answered as a:
+            return Verdict(exercise.id, a.kind, 0, exercise.points, a.hint)
+        return judge(exercise, outputs, cases, params)
     except Exception as exc:  # noqa: BLE001
         hint = f"the checker itself failed ({type(exc).__name__}: {_clean(str(exc))}); tell your instructor"
         return Verdict(exercise.id, "error", 0, exercise.points, hint)
 
 
-def _evaluate(ex: Exercise, answer: Any) -> Verdict:
-    def verdict(kind: str, hint: str = "") -> Verdict:
-        return Verdict(ex.id, kind, ex.points if kind == "correct" else 0, ex.points, hint)
-
-    if _unanswered(answer):
-        what = "a function" if ex.is_function else "your answer"
-        return verdict("unanswered", f"replace None with {what}")
-    cases = list(ex.cases) if ex.is_function else [()]
-    if ex.is_function and not callable(answer):
-        return verdict("wrong", f"expected a function (def ...), got a {type(answer).__name__}")
-
-    # the student's answers, one per case
-    given = []
-    for case in cases:
-        if ex.is_function:
-            try:
-                out = answer(*case)
-            except Exception as exc:  # noqa: BLE001
-                why = f"{type(exc).__name__}: {_clean(str(exc))}"
-                return verdict("error", f"your function raised {why} for input {_describe(case)}")
-            if out is None:
-                return verdict("unanswered", "your function returns None: write its body (and a return)")
-        else:
-            out = answer if ex.prepare is None else ex.prepare(answer)
-            if _unanswered(out):
-                return verdict("unanswered", "replace None with your answer")
-        try:
-            given.append(normalize(out))
-        except AnswerTypeError as exc:
-            where = f" for input {_describe(case)}" if ex.is_function else ""
-            msg = str(exc)
-            if ex.is_function:
-                msg = msg.replace("your answer", "your function's result", 1)
-            return verdict("wrong", msg + where)
-
-    def matches(produce: Callable) -> bool:
-        try:
-            return _all_same(produce)
-        except Exception:  # noqa: BLE001 - a mistake that cannot be produced here does not match
-            return False
-
-    def _all_same(produce: Callable) -> bool:
-        return all(
-            same(g, normalize(produce(*c)), ex.rtol, ex.atol, seed=i)
-            for i, (g, c) in enumerate(zip(given, cases, strict=True))
-        )
-
-    if _all_same(ex.reference) or any(matches(alt) for alt in ex.alternatives):
-        return verdict("correct")
-    def recognised(test: Callable) -> bool:
-        try:
-            return all(bool(test(g, normalize(ex.reference(*c)))) for g, c in zip(given, cases, strict=True))
-        except Exception:  # noqa: BLE001 - a predicate that does not apply does not match
-            return False
-
-    for mistake in ex.mistakes:
-        if recognised(mistake.test) if mistake.test else matches(mistake.answer):
-            return verdict("wrong", mistake.hint)
-    for i, (g, c) in enumerate(zip(given, cases, strict=True)):
-        expected = normalize(ex.reference(*c))
-        if not same(g, expected, ex.rtol, ex.atol, seed=i):
-            hint = diagnose(g, expected, ex.rtol, ex.atol, seed=i)
-            if ex.is_function:
-                hint = f"for input {_describe(c)}: {hint}"
-            return verdict("wrong", hint)
-    return verdict("wrong", "your answer is not the expected one")  # pragma: no cover - unreachable
+# ---------------------------------------------------------------- variants in a released notebook
+_VARIANT: dict = {}       # {"student": ..., "params": {exercise id: params}} of a released notebook
+_SUBMITTED: dict = {}     # exercise id -> the function handed to check() (read by the grader's cell)
 
 
-def check(exercise_id: str, answer: Any) -> None:
-    """Check ``answer`` for exercise ``exercise_id`` and show one short verdict.
+def encode_variant(student: str, chapter: int, params: dict, course: str = "") -> str:
+    """The token a released notebook passes to :func:`use_variant`: the student's parameters, no keys."""
+    payload = {"student": str(student), "chapter": int(chapter), "course": str(course),
+               "params": {k: _jsonable(v) for k, v in params.items()}}
+    return base64.urlsafe_b64encode(json.dumps(payload, sort_keys=True).encode()).decode()
 
-    In a notebook the output carries the verdict as text and HTML plus a
-    machine-readable record (mimetype :data:`MIME`); in a plain Python
-    session the text is printed.  Never raises.
 
-    Examples
-    --------
-    >>> _ = register(Exercise("0.92", "Pi", 1, reference=lambda: 3.14159, rtol=1e-3))
-    >>> check("0.92", 3.1416)
-    ✓ 0.92 correct (1/1 points)
+def _jsonable(x):
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return _jsonable(x.tolist())
+    if isinstance(x, (np.floating, np.integer)):
+        return x.item()
+    return x
+
+
+def use_variant(token: str) -> None:
+    """Load the parameters of a released notebook (its first code cell calls this; do not edit it)."""
+    try:
+        payload = json.loads(base64.urlsafe_b64decode(token.encode()))
+        params = {str(k): dict(v) for k, v in payload["params"].items()}
+    except Exception as exc:  # noqa: BLE001
+        raise ValueError("this notebook's variant cell was changed: ask your instructor for a new "
+                         "copy") from exc
+    _VARIANT.clear()
+    _VARIANT.update(student=str(payload.get("student", "")), params=params)
+
+
+def params(exercise_id: str) -> dict:
+    """The parameters of exercise ``exercise_id`` in this notebook: the student's variant, or the public ones.
+
+    >>> register(Exercise("0.95", "Scaled", 1, reference=lambda k=2.0: k, params={"k": 2.0})).id
+    '0.95'
+    >>> params("0.95")
+    {'k': 2.0}
     """
-    v = evaluate(exercise_id, answer)
+    exercise = get(exercise_id)
+    found = _VARIANT.get("params", {}).get(exercise.id)
+    return _restore(found) if found is not None else dict(exercise.params)
+
+
+def _restore(p: dict) -> dict:
+    return {k: (np.asarray(v, dtype=float) if isinstance(v, list) and v and not isinstance(v[0], str) else v)
+            for k, v in p.items()}
+
+
+def _in_variant(exercise: Exercise) -> bool:
+    return exercise.id in _VARIANT.get("params", {}) and not exercise.is_function
+
+
+def _pending(exercise: Exercise, answer: Any) -> Verdict:
+    """A variant's value answer, checked without the key: type, shape, finiteness, the sanity test."""
+    def verdict(kind: str, hint: str) -> Verdict:
+        return Verdict(exercise.id, kind, 0, exercise.points, hint)
+
+    try:
+        [out] = outputs_of(exercise, answer, [()])
+    except _Answered as a:
+        return verdict(a.kind, a.hint)
+    try:
+        given = normalize(out)
+    except AnswerTypeError as exc:
+        return verdict("wrong", str(exc))
+    shape = shape_of(normalize(exercise.key()))  # the public key has the variant's shape
+    if shape_of(given) != shape:
+        return verdict("wrong", diagnose(given, normalize(exercise.key())).split(":")[0])
+    if not isinstance(given, sp.MatrixBase) and not np.all(np.isfinite(given)):
+        return verdict("wrong", "your answer contains NaN or an infinite value")
+    if exercise.sanity is not None:
+        problem = exercise.sanity(out, **params(exercise.id))
+        if problem:
+            return verdict("wrong", problem)
+    what = "a single number" if shape == () else f"shape {shape}"
+    return verdict("pending", f"recorded: {what}, no problem visible without the key; the verdict comes at "
+                              "grading (your variant)")
+
+
+def _record(exercise: Exercise, answer: Any) -> dict:
+    record = {"schema": RECORD_SCHEMA, "exercise": exercise.id,
+              "variant": _VARIANT.get("student", "") or "public"}
+    if exercise.is_function:
+        _SUBMITTED[exercise.id] = answer if callable(answer) else None
+        record["function"] = getattr(answer, "__name__", None) if callable(answer) else None
+        return record
+    try:
+        value = answer if exercise.prepare is None or _unanswered(answer) else exercise.prepare(answer)
+    except Exception:  # noqa: BLE001 - the verdict line says what went wrong
+        value = None
+    record["answer"] = serialize(value)
+    return record
+
+
+def _show(bundle: dict, text: str) -> None:
     try:
         from IPython import get_ipython
         from IPython.display import display
@@ -342,6 +526,84 @@ def check(exercise_id: str, answer: Any) -> None:
     except ImportError:  # pragma: no cover - IPython comes with the notebook tools
         in_ipython = False
     if in_ipython:
-        display(v._repr_mimebundle_(), raw=True)
+        display(bundle, raw=True)
     else:
-        print(v.text())
+        print(text)
+
+
+def check(exercise_id: str, answer: Any) -> None:
+    """Check ``answer`` for exercise ``exercise_id`` and show one short verdict.
+
+    In a notebook the output carries the verdict as text and HTML plus a
+    machine-readable record of the *answer* (mimetype :data:`MIME`) that
+    batch grading judges again; in a plain Python session the text is printed.
+    In a released variant, a value answer is checked for what needs no key and
+    its verdict comes at grading. Never raises.
+
+    Examples
+    --------
+    >>> _ = register(Exercise("0.92", "Pi", 1, reference=lambda: 3.14159, rtol=1e-3))
+    >>> check("0.92", 3.1416)
+    ✓ 0.92 correct (1/1 points)
+    """
+    try:
+        exercise = get(exercise_id)
+    except Exception:  # noqa: BLE001
+        v = evaluate(exercise_id, answer)
+        _show(v._repr_mimebundle_(), v.text())
+        return
+    v = _pending(exercise, answer) if _in_variant(exercise) else evaluate(exercise.id, answer)
+    try:
+        record = _record(exercise, answer)
+    except Exception:  # noqa: BLE001 - never crash the notebook
+        record = {"schema": RECORD_SCHEMA, "exercise": exercise.id, "answer": {"type": "other", "repr": "?"}}
+    _show({**v._repr_mimebundle_(), MIME: record}, v.text())
+
+
+def assert_correct(exercise_id: str, answer: Any) -> None:
+    """Raise ``AssertionError`` (with the hint) unless ``answer`` is correct: the test of an nbgrader cell.
+
+    >>> _ = register(Exercise("0.93", "One", 1, reference=lambda: 1.0))
+    >>> assert_correct("0.93", 1.0)
+    ✓ 0.93 correct (1/1 points)
+    """
+    v = evaluate(exercise_id, answer)
+    print(v.text())
+    if v.verdict != "correct":
+        raise AssertionError(v.text())
+
+
+def show_solution(exercise_id: str) -> None:
+    """Show the expected answer of a (public) exercise; the record marks the exercise "solution shown".
+
+    In a released variant the key is not in the notebook: it is computed at grading.
+    """
+    try:
+        exercise = get(exercise_id)
+    except Exception as exc:  # noqa: BLE001
+        _show({"text/plain": str(exc)}, str(exc))
+        return
+    if exercise.id in _VARIANT.get("params", {}):
+        text = (f"{exercise.id}: the key of your variant is not in this notebook; it is computed at grading "
+                "from the course secret")
+        _show({"text/plain": text}, text)
+        return
+    if exercise.is_function:
+        lines = [f"{exercise.id} solution: for input {_describe(c)} the result is "
+                 f"{_format(exercise.key(*c))}" for c in exercise.grading_cases(None)]
+    else:
+        lines = [f"{exercise.id} solution: {_format(exercise.key())}"]
+    text = "\n".join(lines)
+    record = {"schema": RECORD_SCHEMA, "exercise": exercise.id, "solution_shown": True,
+              "variant": _VARIANT.get("student", "") or "public"}
+    _show({"text/plain": text, MIME: record}, text)
+
+
+def _format(x) -> str:
+    try:
+        a = normalize(x)
+    except AnswerTypeError:
+        return repr(x)
+    if isinstance(a, sp.MatrixBase):
+        return str(a if a.shape != (1, 1) else a[0, 0])
+    return np.array2string(np.round(a, 6) + 0.0, separator=", ")
