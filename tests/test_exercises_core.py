@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mbdlib.exercises import MIME, Exercise, Mistake, check, evaluate, exercises, get, register
+from mbdlib.exercises.core import judge
 
 # Toy exercises of a chapter 0 that exists only in the tests: the engine must not need mbdlib's physics.
 ROT = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
@@ -211,7 +212,18 @@ def test_every_registered_mistake_is_wrong_and_shows_its_own_hint(chapter):
     registered = exercises(chapter)
     assert registered, f"chapter {chapter} has no exercises"
     for e in registered:
-        for mistake in e.mistakes:
-            if mistake.answer is not None:  # a function exercise's mistake is itself the wrong function
-                v = evaluate(e.id, mistake.answer if e.is_function else mistake.answer())
-                assert (v.verdict, v.hint) == ("wrong", mistake.hint), (e.id, mistake.hint)
+        # with the public parameters, and with two students' own (variants)
+        variants = [dict(e.params)] + ([e.params_for(np.random.default_rng(s)) for s in (1, 2)]
+                                       if e.variant is not None else [])
+        for params in variants:
+            for mistake in e.mistakes:
+                if mistake.answer is None:
+                    continue
+                if e.is_function:  # a function exercise's mistake is itself the wrong function
+                    def wrong(*case, _m=mistake, _p=params):
+                        return _m.answer(*case, **_p)
+                    cases = e.grading_cases(None)
+                    v = judge(e, [wrong(*c) for c in cases], cases, params)
+                else:
+                    v = judge(e, [mistake.answer(**params)], [()], params)
+                assert (v.verdict, v.hint) == ("wrong", mistake.hint), (e.id, params, mistake.hint)
