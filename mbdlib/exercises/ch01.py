@@ -2,7 +2,11 @@
 
 Each exercise's expected answer comes from mbdlib's public API; the typical
 mistakes are written out independently (closed forms) with the hint for each.
-The data below are the numbers printed in the exercise notebook.
+The data below are the public numbers of the exercise notebook; the value
+exercises with numeric data (1.1, 1.4-1.7) also draw each student's own numbers
+(``variant``), the function exercises (1.8, 1.10, 1.11) are graded on hidden
+cases (random states, and for 1.10 and 1.11 chains of 2 to 5 links). 1.2, 1.3
+and 1.9 (a formula, a fact) are the same for everyone.
 
 =====  ======================================================  ======
 id     exercise                                                points
@@ -16,6 +20,8 @@ id     exercise                                                points
 1.7    Partial velocities of a two-link planar arm             2
 1.8    Jacobian of a three-link planar arm (a function of q)   3
 1.9    A slider on a rotating rod: Coriolis (formula)          2
+1.10   Outward recursion of a spatial chain (a function)       3
+1.11   Partial velocities of a spatial chain (a function)      2
 =====  ======================================================  ======
 """
 
@@ -26,9 +32,10 @@ import sympy as sp
 
 from ..bodies import RigidBody
 from ..chain import Chain, Joint
-from ..kinematics import jacobian, partial_velocities, point_acceleration
+from ..kinematics import forward_kinematics, jacobian, partial_velocities, point_acceleration
 from ..rotations import (
     axis_angle_from_dcm,
+    dcm_from_axis_angle,
     dcm_from_euler,
     euler_rate_matrix,
     quat_from_dcm,
@@ -160,9 +167,53 @@ register(
 )
 
 
+# ------------------------------------------------------------------ variants: helpers
+def _far_from_mistakes(draw, reference, wrong, alternatives=(), margin=0.05, tries=200):
+    """``variant(rng)`` that redraws until every typical wrong answer is clearly off the key.
+
+    ``draw(rng) -> params``; ``reference(**params)`` the key; ``wrong``: functions of the params giving
+    the typical wrong answers, each of which must differ from the key and from its ``alternatives`` by
+    more than ``margin`` (relative, in norm), so that each mistake still shows its own hint in every
+    variant (and none is taken for a right answer).
+    """
+
+    def variant(rng) -> dict:
+        for _ in range(tries):
+            p = draw(rng)
+            keys = [np.asarray(f(**p), dtype=float) for f in (reference, *alternatives)]
+            scale = margin * (1.0 + np.linalg.norm(keys[0]))
+            wrongs = [np.asarray(f(**p), dtype=float) for f in wrong]
+            if all(np.linalg.norm(x - key) > scale for x in wrongs for key in keys):
+                return p
+        raise RuntimeError("no variant far from the typical mistakes was found")  # pragma: no cover
+
+    return variant
+
+
+def _floats(x) -> list:
+    return [float(v) for v in x]
+
+
+def _round(x, digits=2) -> list:
+    return [float(v) for v in np.round(np.asarray(x, dtype=float), digits)]
+
+
+def _vector(rng, low, high, min_norm, digits=1) -> list:
+    """A random 3-vector with entries in [low, high], rounded, of norm at least ``min_norm``."""
+    while True:
+        v = _round(rng.uniform(low, high, 3), digits)
+        if np.linalg.norm(v) >= min_norm:
+            return v
+
+
 # ------------------------------------------------------------------ 1.4
-def _A_q():
-    return rot_z(Q_ANGLES[0]) @ rot_x(Q_ANGLES[1]) @ rot_y(Q_ANGLES[2])
+def _A_q(angles):
+    a, b, c = angles
+    return rot_z(a) @ rot_x(b) @ rot_y(c)
+
+
+def _quat(angles):
+    return quat_from_dcm(_A_q(angles))
 
 
 def _unit_multiple(student, expected) -> bool:
@@ -176,39 +227,68 @@ def _unit_multiple(student, expected) -> bool:
     )
 
 
-def _quat_full_angle():
-    u, a = axis_angle_from_dcm(_A_q())
+def _quat_full_angle(angles):
+    u, a = axis_angle_from_dcm(_A_q(angles))
     return np.concatenate([[np.cos(a)], np.sin(a) * u])
 
+
+def _draw_q_angles(rng) -> dict:
+    """Three angles (rad, 2 decimals) with e0 = cos(angle/2) >= 0.4 (the statement's formula divides by e0)
+    and a turn of at least 0.5 rad (so that A and A^T are clearly different)."""
+    while True:
+        angles = _round(rng.uniform(-1.4, 1.4, 3))
+        e = _quat(angles)
+        if abs(e[0]) >= 0.4 and np.linalg.norm(e[1:]) >= 0.25:
+            return {"angles": angles}
+
+
+def _unit_quaternion(answer, **_) -> str | None:
+    e = np.asarray(answer, dtype=float).reshape(-1)
+    if e.shape == (4,) and abs(np.linalg.norm(e) - 1) > 1e-6:
+        return "|e| is not 1: Euler parameters are normalised, e0^2 + e1^2 + e2^2 + e3^2 = 1"
+    return None
+
+
+_Q_WRONG = [
+    lambda angles: np.roll(_quat(angles), -1),
+    lambda angles: -np.roll(_quat(angles), -1),
+    lambda angles: quat_from_dcm(_A_q(angles).T),
+    lambda angles: -quat_from_dcm(_A_q(angles).T),
+    _quat_full_angle,
+]
 
 register(
     Exercise(
         "1.4",
         "Euler parameters of a DCM",
         2,
-        reference=lambda: quat_from_dcm(_A_q()),
-        alternatives=[lambda: -quat_from_dcm(_A_q())],  # e and -e are the same rotation
+        reference=_quat,
+        alternatives=[lambda angles: -_quat(angles)],  # e and -e are the same rotation
+        params={"angles": list(Q_ANGLES)},
+        variant=_far_from_mistakes(_draw_q_angles, _quat, _Q_WRONG,
+                                   alternatives=[lambda angles: -_quat(angles)]),
+        sanity=_unit_quaternion,
         mistakes=[
             Mistake(
-                lambda: np.roll(quat_from_dcm(_A_q()), -1),
+                _Q_WRONG[0],
                 "the scalar part e0 goes FIRST in this course: (e0, e1, e2, e3), not (e1, e2, e3, e0)",
             ),
             Mistake(
-                lambda: -np.roll(quat_from_dcm(_A_q()), -1),
+                _Q_WRONG[1],
                 "the scalar part e0 goes FIRST in this course: (e0, e1, e2, e3), not (e1, e2, e3, e0)",
             ),
             Mistake(
-                lambda: quat_from_dcm(_A_q().T),
+                _Q_WRONG[2],
                 "that is the quaternion of A^T (the inverse rotation): the vector part has the wrong sign; "
                 "use e1 = (A[2, 1] - A[1, 2]) / (4 e0) ...",
             ),
             Mistake(
-                lambda: -quat_from_dcm(_A_q().T),
+                _Q_WRONG[3],
                 "that is the quaternion of A^T (the inverse rotation): the vector part has the wrong sign; "
                 "use e1 = (A[2, 1] - A[1, 2]) / (4 e0) ...",
             ),
             Mistake(
-                _quat_full_angle,
+                _Q_WRONG[4],
                 "Euler parameters use HALF the rotation angle: "
                 "e0 = cos(angle/2), (e1, e2, e3) = sin(angle/2) u",
             ),
@@ -219,12 +299,41 @@ register(
 
 
 # ------------------------------------------------------------------ 1.5, 1.6
-def _A_body():
-    return dcm_from_euler("ZYX", np.radians(A_BODY_DEG))
+def _s(angles_deg, s_body):
+    """s_P = A s'_P, global components."""
+    return dcm_from_euler("ZYX", np.radians(np.asarray(angles_deg, dtype=float))) @ np.asarray(s_body, float)
 
 
-def _s():
-    return _A_body() @ S_BODY  # s_P = A s'_P, global components
+def _draw_body(rng) -> dict:
+    """The body's ZYX angles (whole degrees, pitch away from gimbal lock), omega and s'_P."""
+    yaw, roll = (float(rng.choice([-1, 1]) * rng.integers(15, 171)) for _ in range(2))
+    pitch = float(rng.choice([-1, 1]) * rng.integers(10, 71))
+    return {"angles_deg": [yaw, pitch, roll], "omega": _vector(rng, -2.0, 2.0, 1.0),
+            "s_body": _vector(rng, -0.5, 0.5, 0.25, digits=2)}
+
+
+def _v_p(angles_deg, v_i, omega, s_body):
+    return np.asarray(v_i, float) + skew(omega) @ _s(angles_deg, s_body)  # v_P = v_i + omega x (A s'_P)
+
+
+def _v_p_sanity(answer, v_i, omega, **_) -> str | None:
+    v = np.asarray(answer, dtype=float).reshape(-1)
+    w = np.asarray(omega, dtype=float)
+    if v.shape == (3,) and abs(np.dot(v - v_i, w)) > 1e-6 * (1 + np.linalg.norm(v) * np.linalg.norm(w)):
+        return ("v_P - v_i is not perpendicular to omega: the rotation adds omega x s_P, which always is; "
+                "did you add v_i?")
+    return None
+
+
+_V_WRONG = [
+    lambda angles_deg, v_i, omega, s_body: np.asarray(v_i) + np.cross(omega, s_body),
+    lambda angles_deg, v_i, omega, s_body: np.asarray(v_i) + np.cross(_s(angles_deg, s_body), omega),
+    lambda angles_deg, v_i, omega, s_body: np.cross(omega, _s(angles_deg, s_body)),
+]
+
+
+def _draw_15(rng) -> dict:
+    return {**_draw_body(rng), "v_i": _vector(rng, -0.5, 0.5, 0.2)}
 
 
 register(
@@ -232,47 +341,71 @@ register(
         "1.5",
         "Velocity of a point of a spinning body",
         1,
-        reference=lambda: V_REF + skew(OMEGA) @ _s(),  # v_P = v_i + omega x (A s'_P)
+        reference=_v_p,
+        params={"angles_deg": list(A_BODY_DEG), "v_i": _floats(V_REF), "omega": _floats(OMEGA),
+                "s_body": _floats(S_BODY)},
+        variant=_far_from_mistakes(_draw_15, _v_p, _V_WRONG),
+        sanity=_v_p_sanity,
         mistakes=[
             Mistake(
-                lambda: V_REF + np.cross(OMEGA, S_BODY),
+                _V_WRONG[0],
                 "you used s'_P in body components; omega is global, so use the global s_P = A s'_P",
             ),
             Mistake(
-                lambda: V_REF + np.cross(_s(), OMEGA),
+                _V_WRONG[1],
                 "the cross product is the wrong way round: v_P = v_i + omega x s_P (not s_P x omega)",
             ),
             Mistake(
-                lambda: np.cross(OMEGA, _s()),
+                _V_WRONG[2],
                 "add the velocity of the reference point: v_P = v_i + omega x s_P",
             ),
         ],
     )
 )
 
+
+def _a_p(angles_deg, a_i, omega, alpha, s_body, centripetal=1.0, tangential=1.0, body=False):
+    """a_P = a_i + alpha x s_P + omega x (omega x s_P), with chosen mistakes (s'_P for s_P if ``body``)."""
+    s = np.asarray(s_body, float) if body else _s(angles_deg, s_body)
+    w = np.asarray(omega, float)
+    return (np.asarray(a_i, float) + tangential * np.cross(alpha, s)
+            + centripetal * np.cross(w, np.cross(w, s)))
+
+
+_A_WRONG = [
+    lambda **p: _a_p(**p, centripetal=0.0),
+    lambda **p: _a_p(**p, body=True),
+    lambda **p: _a_p(**p, centripetal=-1.0),
+    lambda **p: _a_p(**p, tangential=-1.0),
+]
+
+
+def _draw_16(rng) -> dict:
+    return {**_draw_body(rng), "a_i": _vector(rng, -0.5, 0.5, 0.2), "alpha": _vector(rng, -1.0, 1.0, 0.4)}
+
+
 register(
     Exercise(
         "1.6",
         "Acceleration of a point of a spinning body",
         2,
-        # a_P = a_i + alpha x s_P + omega x (omega x s_P)
-        reference=lambda: A_REF + skew(ALPHA) @ _s() + skew(OMEGA) @ skew(OMEGA) @ _s(),
+        reference=_a_p,
+        params={"angles_deg": list(A_BODY_DEG), "a_i": _floats(A_REF), "omega": _floats(OMEGA),
+                "alpha": _floats(ALPHA), "s_body": _floats(S_BODY)},
+        variant=_far_from_mistakes(_draw_16, _a_p, _A_WRONG),
         mistakes=[
+            Mistake(_A_WRONG[0], "the centripetal term omega x (omega x s_P) is missing"),
             Mistake(
-                lambda: A_REF + np.cross(ALPHA, _s()),
-                "the centripetal term omega x (omega x s_P) is missing",
-            ),
-            Mistake(
-                lambda: A_REF + np.cross(ALPHA, S_BODY) + np.cross(OMEGA, np.cross(OMEGA, S_BODY)),
+                _A_WRONG[1],
                 "you used s'_P in body components; omega and alpha are global, so use s_P = A s'_P",
             ),
             Mistake(
-                lambda: A_REF + np.cross(ALPHA, _s()) - np.cross(OMEGA, np.cross(OMEGA, _s())),
+                _A_WRONG[2],
                 "the centripetal term has the wrong sign: it is + omega x (omega x s_P), which points "
                 "towards the axis",
             ),
             Mistake(
-                lambda: A_REF + np.cross(_s(), ALPHA) + np.cross(OMEGA, np.cross(OMEGA, _s())),
+                _A_WRONG[3],
                 "the tangential term is the wrong way round: alpha x s_P, not s_P x alpha",
             ),
         ],
@@ -281,19 +414,14 @@ register(
 
 
 # ------------------------------------------------------------------ 1.7
-def _arm2():
-    return Chain.planar(ARM2_L)
-
-
-def _pv_c2():
-    q = np.radians(ARM2_Q_DEG)
-    pv = partial_velocities(_arm2(), q)
+def _pv_c2(lengths, q_deg):
+    pv = partial_velocities(Chain.planar(list(lengths)), np.radians(q_deg))
     return np.column_stack([pv.global_("v_c", 1, j) for j in range(2)])
 
 
-def _pv_c2_closed_form(absolute=False, elbow=True, local=False):
+def _pv_c2_closed_form(lengths, q_deg, absolute=False, elbow=True, local=False):
     """Closed-form partial velocities of C2 with a chosen mistake (for the hints)."""
-    (L1, L2), (q1, q2) = ARM2_L, np.radians(ARM2_Q_DEG)
+    (L1, L2), (q1, q2) = lengths, np.radians(q_deg)
     a2 = q2 if absolute else q1 + q2  # absolute angle of link 2
     r_j2 = L1 * np.array([np.cos(q1), np.sin(q1), 0.0])
     r_c2 = r_j2 + L2 / 2 * np.array([np.cos(a2), np.sin(a2), 0.0])
@@ -306,28 +434,61 @@ def _pv_c2_closed_form(absolute=False, elbow=True, local=False):
     return J
 
 
+_PV_WRONG = [
+    lambda **p: _pv_c2_closed_form(**p, elbow=False),
+    lambda **p: _pv_c2_closed_form(**p, local=True),
+    lambda **p: _pv_c2_closed_form(**p, absolute=True),
+    lambda **p: _pv_c2(**p)[:, ::-1],
+]
+
+
+def _draw_17(rng) -> dict:
+    """Lengths (m, 2 decimals) and relative angles (whole degrees): link 2 well away from the x axis and
+    from folding back onto link 1."""
+    while True:
+        q1 = float(rng.choice([-1, 1]) * rng.integers(15, 76))
+        q2 = float(rng.choice([-1, 1]) * rng.integers(20, 136))
+        if 15 <= abs(q1 + q2) <= 165:
+            return {"lengths": _round(rng.uniform(0.5, 1.5, 2)), "q_deg": [q1, q2]}
+
+
+def _planar_columns(answer, lengths, **_) -> str | None:
+    V = np.asarray(answer, dtype=float)
+    if V.shape != (3, 2):
+        return None
+    if np.any(np.abs(V[2]) > 1e-9):
+        return "the third row (z) must be zero: the arm moves in the xy plane"
+    if abs(np.linalg.norm(V[:, 1]) - lengths[1] / 2) > 1e-6 * (1 + lengths[1]):
+        return ("the second column (joint 2) must have length L2/2: turning joint 2 swings C2 on a circle "
+                "of radius L2/2 about the elbow")
+    return None
+
+
 register(
     Exercise(
         "1.7",
         "Partial velocities of a two-link planar arm",
         2,
         reference=_pv_c2,
+        params={"lengths": list(ARM2_L), "q_deg": list(ARM2_Q_DEG)},
+        variant=_far_from_mistakes(_draw_17, _pv_c2, _PV_WRONG),
+        sanity=_planar_columns,
         mistakes=[
             Mistake(
-                lambda: _pv_c2_closed_form(elbow=False),
+                _PV_WRONG[0],
                 "column 1 misses the elbow-to-C2 part: turning joint 1 swings the whole arm, so "
                 "dv_C2/dq1_dot = k x (r_C2 - r_O), not k x (r_elbow - r_O)",
             ),
             Mistake(
-                lambda: _pv_c2_closed_form(local=True),
+                _PV_WRONG[1],
                 "these are link-2 (local) components; give global ones (multiply by A_2 = Rz(q1 + q2))",
             ),
             Mistake(
-                lambda: _pv_c2_closed_form(absolute=True),
+                _PV_WRONG[2],
                 "q2 is the RELATIVE elbow angle: link 2 points at q1 + q2 from the x axis, not q2",
             ),
             Mistake(
-                lambda: _pv_c2()[:, ::-1],
+                _PV_WRONG[3],
                 "the columns are swapped: column j is dv_C2/dq_j_dot, j = 1 first",
             ),
         ],
@@ -426,6 +587,329 @@ register(
             Mistake(
                 lambda: _a_slider(centripetal=-1),
                 "the centripetal term points towards the axis: -r omega^2 along the rod",
+            ),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 1.10, 1.11: a spatial chain
+# The chain's data as plain arrays, row i for link i + 1 (counting from 0 in Python):
+#   k[i]  unit axis of joint i + 1 in frame i + 1 (frame i + 1 turns about it relative to frame i:
+#         A_{i,i+1} = Rot(k, theta), the identity at theta = 0),
+#   l[i]  vector from joint i to joint i + 1 in frame-i components (l[0]: from the base origin, global),
+#   d[i]  vector from joint i + 1 to the centre of mass of link i + 1, in its own frame,
+#   q, qd, qdd  joint angles, rates and accelerations; the base is at rest.
+ARM_K = [(0.0, 0.0, 1.0), (0.0, 1.0, 0.0), (0.0, 1.0, 0.0)]  # waist about z, shoulder and elbow about y
+ARM_L = [(0.0, 0.0, 0.3), (0.1, 0.0, 0.4), (0.5, 0.0, 0.05)]  # m
+ARM_D = [(0.05, 0.0, 0.2), (0.25, 0.0, 0.0), (0.2, 0.0, 0.02)]  # m
+ARM_STATES = [  # q (rad), qd (rad/s), qdd (rad/s^2)
+    ((0.4, -0.6, 1.1), (0.8, -0.5, 1.2), (0.3, 0.6, -0.4)),
+    ((-1.2, 0.3, -0.7), (-0.6, 1.1, 0.4), (-0.5, 0.2, 0.9)),
+]
+
+
+def _arrays(*xs):
+    return [np.asarray(x, dtype=float) for x in xs]
+
+
+def _spatial_chain(k, l, d) -> Chain:
+    """The mbdlib chain of the arrays (the reference): revolute joints, frame i + 1 = frame i at q = 0."""
+    chain = Chain(name="spatial chain")
+    for i, (k_i, l_i, d_i) in enumerate(zip(*_arrays(k, l, d), strict=True)):
+        body = RigidBody(1.0, com=d_i, name=f"link{i + 1}", allow_degenerate=True)
+        chain.add_link(f"link{i + 1}", Joint(f"joint{i + 1}", "revolute", k_i, l_i), body)
+    return chain
+
+
+def _outward_reference(k, l, d, q, qd, qdd):
+    """(omega, alpha, v_c, a_c), each (n, 3), frame-i components: mbdlib's forward_kinematics."""
+    kin = forward_kinematics(_spatial_chain(k, l, d), q, qd, qdd)
+    return np.array([np.array(x, dtype=float) for x in (kin.omega, kin.alpha, kin.v_c, kin.a_c)])
+
+
+def _outward_written_out(k, l, d, q, qd, qdd, coriolis=1.0, transpose=False, lever_v=1.0, lever_a=1.0,
+                         rotate_l=True, centripetal_joint=1.0, centripetal_com=1.0, d_first=False,
+                         frame="local"):
+    """The outward recursion written out here, with chosen mistakes (for the hints)."""
+    k, l, d, q, qd, qdd = _arrays(k, l, d, q, qd, qdd)
+    w_p, al_p, v_p, a_p, A_p = np.zeros(3), np.zeros(3), np.zeros(3), np.zeros(3), np.eye(3)
+    out = np.zeros((4, len(q), 3))
+    for i in range(len(q)):
+        A_pi = dcm_from_axis_angle(k[i], q[i])  # frame i in its parent
+        R = A_pi if transpose else A_pi.T       # R^i_{i-1}: parent components -> frame i
+        wr = R @ w_p
+        w = wr + qd[i] * k[i]
+        al = R @ al_p + coriolis * np.cross(wr, qd[i] * k[i]) + qdd[i] * k[i]
+        if rotate_l:  # R (x + ...): the cross products with l_{i-1} in parent components
+            v = R @ (v_p + lever_v * np.cross(w_p, l[i]))
+            a = R @ (a_p + lever_a * (np.cross(al_p, l[i])
+                                      + centripetal_joint * np.cross(w_p, np.cross(w_p, l[i]))))
+        else:  # frames mixed: frame-i vectors crossed with the parent-frame l_{i-1}
+            v = R @ v_p + np.cross(wr, l[i])
+            a = R @ a_p + np.cross(R @ al_p, l[i]) + centripetal_joint * np.cross(wr, np.cross(wr, l[i]))
+        v_c = v + (np.cross(d[i], w) if d_first else np.cross(w, d[i]))
+        a_c = a + np.cross(al, d[i]) + centripetal_com * np.cross(w, np.cross(w, d[i]))
+        A_i = A_p @ A_pi
+        for m, x in enumerate((w, al, v_c, a_c)):
+            out[m, i] = A_i @ x if frame == "global" else x
+        w_p, al_p, v_p, a_p, A_p = w, al, v, a, A_i
+    return out
+
+
+def _random_chain(rng, n: int):
+    """A random chain of ``n`` links: unit axes in any direction, links up to 0.6 m, and a random state."""
+    k = rng.normal(size=(n, 3))
+    k /= np.linalg.norm(k, axis=1, keepdims=True)
+    l = rng.uniform(-0.6, 0.6, size=(n, 3))
+    d = rng.uniform(-0.3, 0.3, size=(n, 3))
+    return k, l, d, rng.uniform(-np.pi, np.pi, n), rng.uniform(-2.0, 2.0, n), rng.uniform(-3.0, 3.0, n)
+
+
+def _arm_case(state):
+    return (np.array(ARM_K), np.array(ARM_L), np.array(ARM_D), *(np.array(x) for x in state))
+
+
+def _hidden_outward(rng):
+    """Chains of 2, 3, 4 and 5 links in random order, and the public arm in a random state."""
+    cases = [_random_chain(rng, int(n)) for n in rng.permutation([2, 3, 4, 5])]
+    state = (rng.uniform(-np.pi, np.pi, 3), rng.uniform(-2.0, 2.0, 3), rng.uniform(-3.0, 3.0, 3))
+    return cases + [_arm_case(state)]
+
+
+def _per_link(s, e, n_arrays):
+    """Student and expected arrays as (n_arrays, n, ...) of the same shape, else None."""
+    s, e = np.asarray(s), np.asarray(e)
+    if s.shape != e.shape or s.ndim < 3 or s.shape[0] != n_arrays or isinstance(s, sp.MatrixBase):
+        return None
+    return s, e
+
+
+def _close(a, b) -> bool:
+    return bool(np.all(np.isfinite(a))) and bool(np.allclose(a, b, rtol=1e-6, atol=1e-9))
+
+
+def _first_off(order):
+    """Tests that locate the first wrong array of a result of several arrays (omega, alpha, ...).
+
+    ``order``: the arrays' indices in the order the recursion builds them on one another. The test
+    ``_first_off(order)(m)`` holds when, in every case with a mistake, the first array off in that order
+    is ``m`` (a case without a mistake passes).
+    """
+
+    def test_for(m):
+        def test(s, e) -> bool:
+            pair = _per_link(s, e, len(order))
+            if pair is None:
+                return False
+            s, e = pair
+            wrong = [j for j in order if not _close(s[j], e[j])]
+            return not wrong or wrong[0] == m
+
+        return test
+
+    return test_for
+
+
+def _stacked_per_link(s, e) -> bool:
+    """(n, 4, 3) instead of (4, n, 3): the four vectors of each link stacked together."""
+    s, e = np.asarray(s), np.asarray(e)
+    return s.ndim == 3 and e.ndim == 3 and s.shape == (e.shape[1], e.shape[0], 3) and _close(
+        s.transpose(1, 0, 2), e)
+
+
+def _not_four(s, e) -> bool:
+    s, e = np.asarray(s), np.asarray(e)
+    return s.ndim == 3 and e.ndim == 3 and s.shape[1:] == e.shape[1:] and s.shape[0] != e.shape[0]
+
+
+_R_HINT = ("R is applied the wrong way (transposed): R = R^i_{i-1} turns parent components into frame-i "
+           "components, so it is the TRANSPOSE of A_{i-1,i} = Rot(k_i, theta_i), the DCM of frame i in its "
+           "parent")
+_GLOBAL_HINT = ("these are global components; give each vector in the components of its own link frame i, "
+                "as the recursion produces them (do not multiply by A_i)")
+_LEVER_HINT = ("the parent's motion is not carried along l_{i-1}: v_i = R (v_{i-1} + omega_{i-1} x l_{i-1}), "
+               "and a_i = R (a_{i-1} + alpha_{i-1} x l_{i-1} + omega_{i-1} x (omega_{i-1} x l_{i-1}))")
+_MIX_HINT = ("l_{i-1} is in PARENT components: form omega_{i-1} x l_{i-1} (and alpha_{i-1} x l_{i-1} ...) "
+             "before R turns the sum into frame i; (R omega_{i-1}) x l_{i-1} mixes two frames")
+_first_outward = _first_off([0, 2, 1, 3])  # omega, then v_C (needs omega), alpha, a_C (needs all)
+
+register(
+    Exercise(
+        "1.10",
+        "Outward recursion of a spatial chain (omega, alpha, v_C, a_C)",
+        3,
+        reference=_outward_reference,
+        cases=[_arm_case(state) for state in ARM_STATES],
+        hidden_cases=_hidden_outward,
+        function_name="outward_recursion",
+        mistakes=[
+            Mistake.when(_not_four, "return four arrays: omega, alpha, v_c, a_c (each of shape (n, 3))"),
+            Mistake.when(
+                _stacked_per_link,
+                "your result is indexed [link, quantity]: return the tuple (omega, alpha, v_c, a_c), each "
+                "an array of shape (n, 3) with one row per link",
+            ),
+            Mistake(lambda *c: _outward_written_out(*c, frame="global"), _GLOBAL_HINT),
+            Mistake(lambda *c: _outward_written_out(*c, transpose=True), _R_HINT),
+            Mistake(
+                lambda *c: _outward_written_out(*c, coriolis=0.0),
+                "alpha misses the term (R omega_{i-1}) x theta_dot_i k_i: the axis k_i turns with the "
+                "parent link, and that adds this term to alpha_i",
+            ),
+            Mistake(
+                lambda *c: _outward_written_out(*c, coriolis=-1.0),
+                "the term (R omega_{i-1}) x theta_dot_i k_i of alpha has the wrong sign: the cross product "
+                "is the wrong way round",
+            ),
+            Mistake(
+                lambda *c: _outward_written_out(*c, centripetal_com=0.0),
+                "a_C misses the centripetal term omega_i x (omega_i x d_i)",
+            ),
+            Mistake(
+                lambda *c: _outward_written_out(*c, centripetal_com=0.0, centripetal_joint=0.0),
+                "the centripetal terms are missing: omega_{i-1} x (omega_{i-1} x l_{i-1}) in a_i and "
+                "omega_i x (omega_i x d_i) in a_Ci",
+            ),
+            Mistake(
+                lambda *c: _outward_written_out(*c, centripetal_joint=0.0),
+                "a_i misses the centripetal term omega_{i-1} x (omega_{i-1} x l_{i-1})",
+            ),
+            Mistake(lambda *c: _outward_written_out(*c, lever_v=0.0, lever_a=0.0), _LEVER_HINT),
+            Mistake(lambda *c: _outward_written_out(*c, lever_v=0.0), _LEVER_HINT),
+            Mistake(lambda *c: _outward_written_out(*c, lever_a=0.0), _LEVER_HINT),
+            Mistake(lambda *c: _outward_written_out(*c, rotate_l=False), _MIX_HINT),
+            Mistake(
+                lambda *c: _outward_written_out(*c, d_first=True),
+                "the cross product in v_Ci is the wrong way round: v_Ci = v_i + omega_i x d_i",
+            ),
+            Mistake.when(
+                _first_outward(0),
+                "omega (the first array) is off: omega_i = R omega_{i-1} + theta_dot_i k_i, with R the "
+                "transpose of Rot(k_i, theta_i) and omega_0 = 0",
+            ),
+            Mistake.when(
+                _first_outward(2),
+                "omega is right but v_C is not: v_i = R (v_{i-1} + omega_{i-1} x l_{i-1}), "
+                "v_Ci = v_i + omega_i x d_i, v_0 = 0",
+            ),
+            Mistake.when(
+                _first_outward(1),
+                "omega and v_C are right, alpha is not: alpha_i = R alpha_{i-1} + (R omega_{i-1}) x "
+                "theta_dot_i k_i + theta_ddot_i k_i",
+            ),
+            Mistake.when(
+                _first_outward(3),
+                "omega, alpha and v_C are right, a_C is not: a_i = R (a_{i-1} + alpha_{i-1} x l_{i-1} + "
+                "omega_{i-1} x (omega_{i-1} x l_{i-1})), "
+                "a_Ci = a_i + alpha_i x d_i + omega_i x (omega_i x d_i)",
+            ),
+        ],
+    )
+)
+
+
+def _partials_reference(k, l, d, q):
+    """(omega_i^(j), v_Ci^(j)) as two (n, n, 3) arrays, frame-i components: mbdlib's partial_velocities."""
+    pv = partial_velocities(_spatial_chain(k, l, d), q)
+    return np.array([np.array(pv.omega, dtype=float), np.array(pv.v_c, dtype=float)])
+
+
+def _partials_written_out(k, l, d, q, transpose=False, rotate=True, lever_l=True, lever_d=True,
+                          self_term=True, frame="local"):
+    """Partial velocities by the recursion written out here, with chosen mistakes (for the hints)."""
+    k, l, d, q = _arrays(k, l, d, q)
+    n = len(q)
+    w, v, out = np.zeros((n, n, 3)), np.zeros((n, n, 3)), np.zeros((2, n, n, 3))
+    A_p = np.eye(3)
+    for i in range(n):
+        A_pi = dcm_from_axis_angle(k[i], q[i])
+        R = A_pi if transpose else A_pi.T
+        R = R if rotate else np.eye(3)
+        for j in range(i):  # j < i: carried from the parent; j > i: zero
+            w[i, j] = R @ w[i - 1, j]
+            v[i, j] = R @ (v[i - 1, j] + (np.cross(w[i - 1, j], l[i]) if lever_l else 0.0))
+        w[i, i] = k[i]
+        A_i = A_p @ A_pi
+        for j in range(n):
+            v_c = v[i, j] + (np.cross(w[i, j], d[i]) if lever_d and (self_term or j != i) else 0.0)
+            out[0, i, j], out[1, i, j] = (A_i @ w[i, j], A_i @ v_c) if frame == "global" else (w[i, j], v_c)
+        A_p = A_i
+    return out
+
+
+def _swapped_ij(s, e) -> bool:
+    pair = _per_link(s, e, 2)
+    return pair is not None and pair[0].ndim == 4 and _close(pair[0].transpose(0, 2, 1, 3), pair[1])
+
+
+def _beyond_link(s, e) -> bool:
+    """Some entry [., i, j] with j > i is not zero."""
+    pair = _per_link(s, e, 2)
+    if pair is None or pair[0].ndim != 4:
+        return False
+    n = pair[0].shape[1]
+    upper = np.triu(np.ones((n, n), dtype=bool), 1)
+    return bool(np.any(~np.isclose(pair[0][:, upper], 0.0, atol=1e-9)))
+
+
+_first_partial = _first_off([0, 1])
+
+register(
+    Exercise(
+        "1.11",
+        "Partial velocities of a spatial chain",
+        2,
+        reference=_partials_reference,
+        cases=[_arm_case(state)[:4] for state in ARM_STATES],
+        hidden_cases=lambda rng: [case[:4] for case in _hidden_outward(rng)],
+        function_name="partial_velocities_of",
+        mistakes=[
+            Mistake.when(
+                lambda s, e: np.asarray(s).shape == np.asarray(e).shape[1:],
+                "return two arrays: the partial angular velocities AND the partial velocities of C_i",
+            ),
+            Mistake.when(
+                _swapped_ij,
+                "your arrays are indexed [j, i]: index them [i, j], link i first, joint j second",
+            ),
+            Mistake.when(
+                _beyond_link,
+                "the entries with j > i must be zero: joint j lies beyond link i and does not move it",
+            ),
+            Mistake(lambda *c: _partials_written_out(*c, frame="global"), _GLOBAL_HINT),
+            Mistake(lambda *c: _partials_written_out(*c, transpose=True), _R_HINT),
+            Mistake(
+                lambda *c: _partials_written_out(*c, rotate=False),
+                "the parent's partial velocities are not turned into frame i: "
+                "omega_i^(j) = R omega_{i-1}^(j) (and R (...) for v_i^(j)), with R the transpose of "
+                "Rot(k_i, theta_i)",
+            ),
+            Mistake(
+                lambda *c: _partials_written_out(*c, lever_d=False),
+                "these are the partial velocities of joint i (the frame origin), not of C_i: add the lever "
+                "d_i, v_Ci^(j) = v_i^(j) + omega_i^(j) x d_i",
+            ),
+            Mistake(
+                lambda *c: _partials_written_out(*c, self_term=False),
+                "v_Ci^(i) is not zero: turning joint i moves C_i with k_i x d_i (v_i^(i) is zero, v_Ci^(i) "
+                "is not)",
+            ),
+            Mistake(
+                lambda *c: _partials_written_out(*c, lever_l=False),
+                "the parent's partial velocity is not carried along l_{i-1}: "
+                "v_i^(j) = R (v_{i-1}^(j) + omega_{i-1}^(j) x l_{i-1})",
+            ),
+            Mistake.when(
+                _first_partial(0),
+                "the partial angular velocities (the first array) are off: omega_i^(j) = R omega_{i-1}^(j) "
+                "for j < i, k_i for j = i",
+            ),
+            Mistake.when(
+                _first_partial(1),
+                "the partial angular velocities are right, the partial velocities of C_i are not: "
+                "v_i^(j) = R (v_{i-1}^(j) + omega_{i-1}^(j) x l_{i-1}), "
+                "v_Ci^(j) = v_i^(j) + omega_i^(j) x d_i",
             ),
         ],
     )
