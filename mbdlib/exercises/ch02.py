@@ -2,21 +2,26 @@
 
 Each exercise's expected answer comes from mbdlib's public API (Newton-Euler,
 composite-rigid-body mass matrix, RNEA, Lagrange/Christoffel, forward
-dynamics); the typical mistakes are written out independently, as closed
-forms of the double pendulum below, with the hint for each.  The data are the
-numbers printed in the exercise notebook.
+dynamics) or from a closed form; the typical mistakes are written out
+independently, as closed forms, with the hint for each.  The public data
+(``params``) are the numbers printed in the exercise notebook; value exercises
+with numeric data draw each student's own numbers (``variant``) for graded work.
 
-=====  ======================================================  ======
-id     exercise                                                points
-=====  ======================================================  ======
-2.1    Euler's equation: the moment on a tumbling box          1
-2.2    A torque-free body: its angular acceleration            1
-2.3    Mass matrix M(q) of a double pendulum (formula)         2
-2.4    Gravity vector G(q) of the double pendulum (formula)    1
-2.5    Joint torques of a two-link arm at a given state        2
-2.6    Coriolis matrix C(q, qd) from Christoffel symbols       3
-2.7    Forward dynamics: joint accelerations from torques      2
-=====  ======================================================  ======
+======  ======================================================  ======  ================
+id      exercise                                                points  variants
+======  ======================================================  ======  ================
+2.1     Euler's equation: the moment on a tumbling box          1       own numbers
+2.2     A torque-free body: its angular acceleration            1       own numbers
+2.3     Mass matrix M(q) of a double pendulum (formula)         2       same for all
+2.4     Gravity vector G(q) of the double pendulum (formula)    1       same for all
+2.5     Joint torques of a two-link arm at a given state        2       own numbers
+2.6     Coriolis matrix C(q, qd) from Christoffel symbols       3       same for all
+2.7     Forward dynamics: joint accelerations from torques      2       own numbers
+2.8     One step of the RNEA's inward pass (a function)         3       hidden cases
+2.9a    Cart-pendulum on a spring: its mass matrix M(q)         2       own numbers
+2.9b    Cart-pendulum: the gravity and spring vector G(q)       1       own numbers
+2.9c    Cart-pendulum: the accelerations from a push            2       own numbers
+======  ======================================================  ======  ================
 
 The double pendulum (2.3-2.7) is ``Chain.planar``: two uniform rods, relative
 joint angles (q1 from the x axis, q2 from link 1), gravity along -y.  Its
@@ -27,6 +32,22 @@ Control, 2006, §7.4, with I_Ci = m_i L_i² / 12 and centres at mid-length):
     M12 = m2 (L2²/3 + L1 L2 cos q2 / 2),     M22 = m2 L2²/3
     G   = g (m1 L1/2 cos q1 + m2 (L1 cos q1 + L2/2 cos(q1 + q2)),  m2 L2/2 cos(q1 + q2))
     C   = b [[-qd2, -(qd1 + qd2)], [qd1, 0]],     b = m2 L1 L2 sin(q2) / 2
+
+One step of the inward pass (2.8), for link i with one child c, every vector in
+frame-i components except the child's f_c, n_c (child components), R turning
+frame-i components into the child's (the chapter's eq. ch2-rnea, gravity as the
+applied load m g at C):
+
+    F = m (a_C - g),   N = I_C α + ω × (I_C ω)
+    f_i = F + Rᵀ f_c,  n_i = N + d × F + Rᵀ n_c + l × (Rᵀ f_c),  τ_i = n_i · k
+
+The cart-pendulum (2.9): a cart (mass m_c) on a horizontal rail, held by a
+spring k (relaxed at x = 0), carries a pendulum (mass m_p, centre of mass at d
+from the pivot, central moment of inertia J_C) hinged at the cart; θ from the
+downward vertical, gravity along -y, the push F on the cart.  With q = (x, θ)
+
+    M = [[m_c + m_p, m_p d cos θ], [m_p d cos θ, J_C + m_p d²]]
+    h = (-m_p d sin θ θ̇², 0),   G = (k x, m_p g d sin θ),   M q̈ = (F, 0) - h - G
 """
 
 from __future__ import annotations
@@ -37,50 +58,73 @@ import numpy as np
 import sympy as sp
 
 from ..bodies import RigidBody
-from ..chain import Chain
-from ..dynamics import forward_dynamics, mass_matrix
+from ..chain import Chain, Joint
+from ..dynamics import bias_forces, forward_dynamics, mass_matrix
 from ..lagrange import lagrange_equations
 from ..newton_euler import newton_euler_body, rnea
+from ..rotations import dcm_from_quat, rot_x, rot_z
 from .core import Exercise, Mistake, register
 
+G_ACC = 9.81  # m/s^2, gravity along -y (2.5, 2.7, 2.9)
+
 # ------------------------------------------------------------------ data (as in the notebook)
-BOX_MASS, BOX_EDGES = 6.0, (0.3, 0.2, 0.1)  # 2.1: kg; edges a, b, c along body x, y, z (m)
-OMEGA_21 = np.array([1.5, -2.0, 3.0])  # rad/s, body components
-ALPHA_21 = np.array([0.4, 0.0, -1.0])  # rad/s^2, body components
-INERTIA_22 = np.array([[0.30, -0.02, 0.01], [-0.02, 0.45, 0.0], [0.01, 0.0, 0.60]])  # 2.2: kg m^2
-OMEGA_22 = np.array([2.0, -1.0, 0.5])  # rad/s, body components
+BOX_21 = {"mass": 6.0, "edges": [0.3, 0.2, 0.1],  # 2.1: kg; edges a, b, c along body x, y, z (m)
+          "omega": [1.5, -2.0, 3.0], "alpha": [0.4, 0.0, -1.0]}  # rad/s, rad/s^2, body components
+FREE_22 = {"inertia": [[0.30, -0.02, 0.01], [-0.02, 0.45, 0.0], [0.01, 0.0, 0.60]],  # 2.2: kg m^2
+           "omega": [2.0, -1.0, 0.5]}  # rad/s, body components
 m1, m2, L1, L2, g = sp.symbols("m1 m2 L1 L2 g", positive=True)  # 2.3-2.6
 q1, q2, qd1, qd2 = sp.symbols("q1 q2 qd1 qd2", real=True)
-ARM = {m1: 3.0, m2: 2.0, L1: 0.8, L2: 0.6, g: 9.81}  # 2.5, 2.7: kg, m, m/s^2
-Q_ARM = np.array([0.5, -0.9])  # rad
-QD_ARM = np.array([1.0, 2.0])  # rad/s
-QDD_ARM = np.array([0.5, -1.5])  # rad/s^2 (2.5)
-TAU_ARM = np.array([10.0, 2.0])  # N m (2.7)
+# 2.5, 2.7: the double pendulum as a two-link arm: kg, m, rad, rad/s, rad/s^2 (2.5), N m (2.7)
+ARM_25 = {"masses": [3.0, 2.0], "lengths": [0.8, 0.6], "q": [0.5, -0.9], "qd": [1.0, 2.0],
+          "qdd": [0.5, -1.5]}
+ARM_27 = {"masses": [3.0, 2.0], "lengths": [0.8, 0.6], "q": [0.5, -0.9], "qd": [1.0, 2.0],
+          "tau": [10.0, 2.0]}
+CART_29 = {"m_c": 2.0, "m_p": 0.8, "d": 0.4, "J_C": 0.03, "k": 60.0,  # 2.9: kg, kg, m, kg m^2, N/m
+           "q": [0.15, 0.6], "qd": [-0.4, 2.5], "F": 5.0}  # (m, rad), (m/s, rad/s), N
+
+
+def _vec(x):
+    return np.asarray(x, dtype=float)
+
+
+def _signs(rng, n):
+    return rng.choice([-1.0, 1.0], size=n)
 
 
 # ------------------------------------------------------------------ 2.1 Euler's equation
-def _box():
-    a, b, c = BOX_EDGES
-    return RigidBody.box(BOX_MASS, a, b, c, com=(a / 2, b / 2, c / 2), name="box")  # frame at a corner
+def _box(mass, edges):
+    a, b, c = (float(e) for e in edges)
+    return RigidBody.box(float(mass), a, b, c, com=(a / 2, b / 2, c / 2), name="box")  # frame at a corner
 
 
-def _moment_21():
+def _moment_21(mass, edges, omega, alpha):
     """M_C = I_C α + ω × (I_C ω), body components (A = identity: body = global here)."""
-    return newton_euler_body(_box(), np.eye(3), OMEGA_21, ALPHA_21, np.zeros(3))[1]
+    return newton_euler_body(_box(mass, edges), np.eye(3), _vec(omega), _vec(alpha), np.zeros(3))[1]
 
 
-def _box_inertia(about_corner=False):
+def _box_inertia(mass, edges, about_corner=False):
     """Central inertia of the box, diag(m (b² + c²)/12, ...), or about the corner O (parallel axis)."""
-    a, b, c = BOX_EDGES
-    I = BOX_MASS / 12 * np.diag([b**2 + c**2, a**2 + c**2, a**2 + b**2])
+    a, b, c = (float(e) for e in edges)
+    I = mass / 12 * np.diag([b**2 + c**2, a**2 + c**2, a**2 + b**2])
     if about_corner:
-        s = np.array(BOX_EDGES) / 2  # O -> C
-        I = I + BOX_MASS * (s @ s * np.eye(3) - np.outer(s, s))  # I_O = I_C + m (|s|² E − s sᵀ)
+        s = _vec(edges) / 2  # O -> C
+        I = I + mass * (s @ s * np.eye(3) - np.outer(s, s))  # I_O = I_C + m (|s|² E − s sᵀ)
     return I
 
 
-def _euler_moment(I, inertial=1, gyroscopic=1):
-    return inertial * I @ ALPHA_21 + gyroscopic * np.cross(OMEGA_21, I @ OMEGA_21)
+def _euler_moment(mass, edges, omega, alpha, corner=False, inertial=1, gyroscopic=1):
+    I, omega, alpha = _box_inertia(mass, edges, corner), _vec(omega), _vec(alpha)
+    return inertial * I @ alpha + gyroscopic * np.cross(omega, I @ omega)
+
+
+def _box_variant(rng) -> dict:
+    """Three different edges (0.1-0.5 m), a turn with every component non-zero, a non-zero alpha."""
+    edges = rng.choice(np.arange(2, 11) * 0.05, size=3, replace=False)
+    omega = _signs(rng, 3) * rng.uniform(0.5, 3.0, 3)
+    alpha = _signs(rng, 3) * rng.uniform(0.2, 1.5, 3) * (rng.random(3) < 0.8)
+    alpha[rng.integers(3)] = rng.choice([-1.0, 1.0]) * rng.uniform(0.3, 1.5)  # alpha is never zero
+    return {"mass": round(float(rng.uniform(2.0, 10.0)), 1), "edges": [round(float(e), 2) for e in edges],
+            "omega": [round(float(w), 1) for w in omega], "alpha": [round(float(a), 1) for a in alpha]}
 
 
 register(
@@ -89,23 +133,25 @@ register(
         "Euler's equation: the moment on a tumbling box",
         1,
         reference=_moment_21,
+        params=BOX_21,
+        variant=_box_variant,
         mistakes=[
             Mistake(
-                lambda: _euler_moment(_box_inertia(), gyroscopic=0),
+                lambda **p: _euler_moment(**p, gyroscopic=0),
                 "the gyroscopic term omega x (I omega) is missing: even at constant omega a body "
                 "that does not spin about a principal axis needs a moment",
             ),
             Mistake(
-                lambda: _euler_moment(_box_inertia(), gyroscopic=-1),
+                lambda **p: _euler_moment(**p, gyroscopic=-1),
                 "the gyroscopic term has the wrong sign: it is omega x (I omega), not (I omega) x omega",
             ),
             Mistake(
-                lambda: _euler_moment(_box_inertia(about_corner=True)),
+                lambda **p: _euler_moment(**p, corner=True),
                 "you used the inertia about the corner O; Euler's equation about the centre of mass "
                 "needs the CENTRAL inertia I_C = diag(m (b^2 + c^2)/12, ...)",
             ),
             Mistake(
-                lambda: _euler_moment(_box_inertia(), inertial=0),
+                lambda **p: _euler_moment(**p, inertial=0),
                 "the term I alpha is missing: the body also accelerates (alpha is not zero)",
             ),
         ],
@@ -114,15 +160,42 @@ register(
 
 
 # ------------------------------------------------------------------ 2.2 torque-free body
-def _alpha_22():
+def _alpha_22(inertia, omega):
     """α from 0 = I α + ω × (I ω): the moment at α = 0 is ω × I ω, so α = −I⁻¹ (ω × I ω)."""
-    body = RigidBody(1.0, inertia=INERTIA_22, name="free body")
-    gyro = newton_euler_body(body, np.eye(3), OMEGA_22, np.zeros(3), np.zeros(3))[1]
+    body = RigidBody(1.0, inertia=_vec(inertia), name="free body")
+    gyro = newton_euler_body(body, np.eye(3), _vec(omega), np.zeros(3), np.zeros(3))[1]
     return np.linalg.solve(body.inertia, -gyro)
 
 
-def _gyro_22():
-    return np.cross(OMEGA_22, INERTIA_22 @ OMEGA_22)
+def _gyro_22(inertia, omega):
+    I, w = _vec(inertia), _vec(omega)
+    return np.cross(w, I @ w)
+
+
+def _free_variant(rng) -> dict:
+    """Three different principal-like moments (0.2-0.8 kg m², a possible body), small products, any turn."""
+    while True:
+        I = np.diag(rng.choice(np.arange(4, 17) * 0.05, size=3, replace=False))
+        products = _signs(rng, 3) * rng.integers(1, 4, 3) / 100  # 0.01-0.03 kg m^2
+        I[0, 1] = I[1, 0] = products[0]
+        I[0, 2] = I[2, 0] = products[1]
+        I[1, 2] = I[2, 1] = products[2]
+        lam = np.linalg.eigvalsh(I)
+        if lam[0] + lam[1] > lam[2] + 0.02:  # a possible body: I1 + I2 > I3, with a margin
+            break
+    omega = _signs(rng, 3) * rng.uniform(0.5, 2.5, 3)
+    return {"inertia": np.round(I, 2).tolist(), "omega": [round(float(w), 1) for w in omega]}
+
+
+def _energy_kept(answer, inertia, omega, **_) -> str | None:
+    """With no moment the kinetic energy stays constant: dT/dt = omega . (I alpha) = 0."""
+    alpha, I, w = np.asarray(answer, dtype=float).reshape(-1), _vec(inertia), _vec(omega)
+    if alpha.shape != (3,):
+        return None
+    if abs(w @ (I @ alpha)) > 1e-6 * (1 + np.linalg.norm(w) * np.linalg.norm(I @ alpha)):
+        return ("with no moment the kinetic energy T = omega . (I omega)/2 must stay constant, but your "
+                "alpha gives dT/dt = omega . (I alpha) != 0")
+    return None
 
 
 register(
@@ -131,31 +204,32 @@ register(
         "A torque-free body: its angular acceleration",
         1,
         reference=_alpha_22,
+        params=FREE_22,
+        variant=_free_variant,
+        sanity=_energy_kept,
         mistakes=[
             Mistake(
-                lambda: np.linalg.solve(INERTIA_22, _gyro_22()),
+                lambda inertia, omega: np.linalg.solve(_vec(inertia), _gyro_22(inertia, omega)),
                 "the sign is wrong: with no moment, I alpha = -omega x (I omega)",
             ),
             Mistake(
-                lambda: -_gyro_22(),
+                lambda inertia, omega: -_gyro_22(inertia, omega),
                 "that is I alpha, not alpha: solve I alpha = -omega x (I omega) for alpha "
                 "(np.linalg.solve(I, ...))",
             ),
             Mistake(
-                lambda: -_gyro_22() / np.diag(INERTIA_22),
+                lambda inertia, omega: -_gyro_22(inertia, omega) / np.diag(_vec(inertia)),
                 "you divided by the diagonal of I; this I has products of inertia, so solve the "
                 "linear system I alpha = -omega x (I omega) (np.linalg.solve)",
             ),
             Mistake(
-                lambda: np.zeros(3),
+                lambda inertia, omega: np.zeros(3),
                 "no moment does not mean no angular acceleration: omega keeps constant only about a "
                 "principal axis; use I alpha + omega x (I omega) = 0",
             ),
         ],
     )
 )
-
-
 # ------------------------------------------------------------------ the double pendulum, closed forms
 def _arm():
     return Chain.planar([L1, L2], [m1, m2], name="double pendulum")
@@ -286,28 +360,54 @@ register(
 )
 
 
+
+
 # ------------------------------------------------------------------ 2.5 inverse dynamics, numbers
-def _num(expr, q=Q_ARM, qd=QD_ARM):
-    """A closed form at the arm's numbers (ARM, q, q̇) as a float array."""
-    values = {**ARM, q1: q[0], q2: q[1], qd1: qd[0], qd2: qd[1]}
-    return np.array(sp.Matrix(expr).subs(values).evalf(), dtype=float).squeeze()
+@cache
+def _closed(name):
+    """The closed form ``name`` (M, h, G) as a numeric function of (masses, lengths, g, q, qd)."""
+    expr = {"M": _M_closed(), "h": _h_closed(), "G": _G_closed()}[name]
+    return sp.lambdify((m1, m2, L1, L2, g, q1, q2, qd1, qd2), expr, "numpy")
 
 
-def _arm_numbers():
-    return Chain.planar([ARM[L1], ARM[L2]], [ARM[m1], ARM[m2]], name="two-link arm")
+def _num(name, masses, lengths, q, qd=(0.0, 0.0)):
+    """A closed form at the arm's numbers as a float array."""
+    return np.array(_closed(name)(*masses, *lengths, G_ACC, *q, *qd), dtype=float).squeeze()
 
 
-def _gravity_arm(sign=1):
-    return (0.0, -sign * ARM[g], 0.0)
+def _arm_numbers(masses, lengths):
+    return Chain.planar([float(x) for x in lengths], [float(x) for x in masses], name="two-link arm")
 
 
-def _tau_25():
-    return rnea(_arm_numbers(), Q_ARM, QD_ARM, QDD_ARM, gravity=_gravity_arm())
+def _gravity_arm():
+    return (0.0, -G_ACC, 0.0)
 
 
-def _tau_closed(coriolis=1, gravity=1):
+def _tau_25(masses, lengths, q, qd, qdd):
+    return rnea(_arm_numbers(masses, lengths), _vec(q), _vec(qd), _vec(qdd), gravity=_gravity_arm())
+
+
+def _tau_closed(masses, lengths, q, qd, qdd, coriolis=1, gravity=1):
     """τ = M q̈ + C q̇ + G from the closed forms, with terms switched off or flipped."""
-    return _num(_M_closed()) @ QDD_ARM + coriolis * _num(_h_closed()) + gravity * _num(_G_closed())
+    M, h, G = (_num(x, masses, lengths, q, qd) for x in ("M", "h", "G"))
+    return M @ _vec(qdd) + coriolis * h + gravity * G
+
+
+def _arm_variant(rng, last: str) -> dict:
+    """A two-link arm and a state away from the special ones: sin q2, cos q1, cos(q1 + q2) not small."""
+    while True:
+        a, b = rng.uniform(-np.pi, np.pi), rng.choice([-1.0, 1.0]) * rng.uniform(0.3, 2.6)
+        if abs(np.cos(a)) > 0.2 and abs(np.cos(a + b)) > 0.2:
+            break
+    p = {"masses": [round(float(m), 1) for m in rng.uniform(1.0, 5.0, 2)],
+         "lengths": [round(float(L), 2) for L in rng.uniform(0.3, 1.0, 2)],
+         "q": [round(float(a), 2), round(float(b), 2)],
+         "qd": [round(float(v), 1) for v in _signs(rng, 2) * rng.uniform(0.5, 3.0, 2)]}
+    if last == "qdd":
+        p["qdd"] = [round(float(v), 1) for v in _signs(rng, 2) * rng.uniform(0.2, 3.0, 2)]
+    else:
+        p["tau"] = [round(float(v), 1) for v in _signs(rng, 2) * rng.uniform([2.0, 0.5], [20.0, 8.0])]
+    return p
 
 
 register(
@@ -316,31 +416,31 @@ register(
         "Joint torques of a two-link arm at a given state",
         2,
         reference=_tau_25,
+        params=ARM_25,
+        variant=lambda rng: _arm_variant(rng, "qdd"),
         mistakes=[
             Mistake(
-                lambda: _tau_closed(gravity=-1),
+                lambda **p: _tau_closed(**p, gravity=-1),
                 "the gravity terms have the wrong sign: gravity points along -y, and the motors must "
                 "hold the arm up (G = dV/dq on the left of M qdd + C qd + G = tau)",
             ),
             Mistake(
-                lambda: _tau_closed(coriolis=0),
+                lambda **p: _tau_closed(**p, coriolis=0),
                 "the Coriolis and centripetal terms C(q, qd) qd are missing: your answer is the torque "
                 "at qd = 0",
             ),
             Mistake(
-                lambda: _tau_closed(gravity=0),
+                lambda **p: _tau_closed(**p, gravity=0),
                 "gravity is missing: add G(q) (the arm moves in a vertical plane, g = 9.81 m/s^2 "
                 "along -y)",
             ),
             Mistake(
-                lambda: _tau_25()[::-1],
+                lambda **p: _tau_25(**p)[::-1],
                 "the joints are in reverse order: tau[0] is the torque of joint 1 (the shoulder)",
             ),
         ],
     )
 )
-
-
 # ------------------------------------------------------------------ 2.6 Coriolis matrix
 @cache
 def _C_26():
@@ -416,18 +516,19 @@ register(
 )
 
 
+
+
 # ------------------------------------------------------------------ 2.7 forward dynamics
-def _qdd_27():
-    return forward_dynamics(_arm_numbers(), Q_ARM, QD_ARM, TAU_ARM, gravity=_gravity_arm())
+def _qdd_27(masses, lengths, q, qd, tau):
+    return forward_dynamics(_arm_numbers(masses, lengths), _vec(q), _vec(qd), _vec(tau),
+                            gravity=_gravity_arm())
 
 
-def _qdd_closed(rhs):
-    return np.linalg.solve(_num(_M_closed()), rhs)
-
-
-def _h_num(coriolis=1, gravity=1):
-    """The bias forces h = C q̇ + G at the state of 2.7, from the closed forms."""
-    return coriolis * _num(_h_closed()) + gravity * _num(_G_closed())
+def _qdd_closed(masses, lengths, q, qd, tau, coriolis=1, gravity=1, solve=True):
+    """q̈ from M q̈ = τ − (coriolis C q̇ + gravity G), closed forms; without ``solve``, M q̈ itself."""
+    M, h, G = (_num(x, masses, lengths, q, qd) for x in ("M", "h", "G"))
+    rhs = _vec(tau) - coriolis * h - gravity * G
+    return np.linalg.solve(M, rhs) if solve else rhs
 
 
 register(
@@ -436,22 +537,383 @@ register(
         "Forward dynamics: joint accelerations from torques",
         2,
         reference=_qdd_27,
+        params=ARM_27,
+        variant=lambda rng: _arm_variant(rng, "tau"),
         mistakes=[
             Mistake(
-                lambda: _qdd_closed(TAU_ARM),
+                lambda **p: _qdd_closed(**p, coriolis=0, gravity=0),
                 "you solved M qdd = tau: the bias forces h = C qd + G are missing, M qdd = tau - h",
             ),
             Mistake(
-                lambda: _qdd_closed(TAU_ARM + _h_num()),
+                lambda **p: _qdd_closed(**p, coriolis=-1, gravity=-1),
                 "h has the wrong sign: M qdd + h = tau, so M qdd = tau - h",
             ),
             Mistake(
-                lambda: _qdd_closed(TAU_ARM - _h_num(coriolis=0)),
+                lambda **p: _qdd_closed(**p, coriolis=0),
                 "the velocity terms C(q, qd) qd are missing from h (the arm is moving: qd is not zero)",
             ),
             Mistake(
-                lambda: TAU_ARM - _h_num(),
+                lambda **p: _qdd_closed(**p, solve=False),
                 "that is M qdd, not qdd: solve the linear system M qdd = tau - h (np.linalg.solve)",
+            ),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 2.8 one step of the inward pass
+def _step(m, I_C, omega, alpha, a_C, d, l, R, f_c, n_c, g, k, back="RT", child=1.0, lever=True,
+          gyro=1.0, weight=1.0, about="joint"):
+    """f_i, n_i, τ_i of one inward step (the chapter's eq. ch2-rnea), with a chosen mistake.
+
+    back: how the child's load is brought into frame i ("RT" right, "R" transposed, "none");
+    child: its sign; lever: l × (Rᵀ f_c) kept; gyro: factor of ω × (I ω); weight: the factor of g in
+    m (a_C − weight g); about: "joint" (right), "C" (moment about the centre of mass), "noF" (d × F missing).
+    """
+    I_C, omega, alpha, a_C, d, l, R, f_c, n_c, g, k = (
+        _vec(x) for x in (I_C, omega, alpha, a_C, d, l, R, f_c, n_c, g, k))
+    F = float(m) * (a_C - weight * g)                      # what the link needs besides its weight
+    N = I_C @ alpha + gyro * np.cross(omega, I_C @ omega)  # Euler's equation about C
+    E = {"RT": R.T, "R": R, "none": np.eye(3)}[back]
+    f_back, n_back = child * E @ f_c, child * E @ n_c      # the child's load, frame i
+    f = F + f_back
+    if about == "joint":
+        n = N + np.cross(d, F) + n_back + (np.cross(l, f_back) if lever else 0.0)
+    elif about == "C":
+        n = N + n_back + np.cross(l - d, f_back)
+    else:
+        n = N + n_back + np.cross(l, f_back)
+    return np.concatenate([f, n, [n @ k]])
+
+
+def _inward_reference(m, I_C, omega, alpha, a_C, d, l, R, f_c, n_c, g, k):
+    """The step through mbdlib: Newton-Euler of the link (``newton_euler_body``) plus the child's load."""
+    body = RigidBody(float(m), com=_vec(d), inertia=_vec(I_C), name="link i", allow_degenerate=True)
+    g = _vec(g)
+    F, N = newton_euler_body(body, np.eye(3), _vec(omega), _vec(alpha), _vec(a_C) - g)  # frame i = "global"
+    f_back, n_back = _vec(R).T @ _vec(f_c), _vec(R).T @ _vec(n_c)
+    f = F + f_back
+    n = N + np.cross(_vec(d), F) + n_back + np.cross(_vec(l), f_back)
+    return np.concatenate([f, n, [n @ _vec(k)]])
+
+
+def _link_28():
+    """The public link: the forearm of a spatial arm, its child joint turned by rot_x(pi/2) rot_z(0.8)."""
+    return (2.0,
+            np.array([[0.03, 0.0, 0.0], [0.0, 0.06, 0.01], [0.0, 0.01, 0.05]]),  # I_C, kg m^2
+            np.array([0.5, -1.0, 2.0]), np.array([1.0, 0.5, -0.5]),  # omega (rad/s), alpha (rad/s^2)
+            np.array([0.3, -1.2, 0.8]),                                # a_C (m/s^2)
+            np.array([0.25, 0.0, 0.05]), np.array([0.5, 0.0, 0.0]),    # d, l (m)
+            (rot_x(np.pi / 2) @ rot_z(0.8)).T,                         # R: frame i -> child
+            np.array([1.5, -4.0, 2.0]), np.array([0.3, 0.1, -0.6]),    # f_c (N), n_c (N m), child comps
+            np.array([2.94, -9.36, 0.0]), np.array([0.0, 0.0, 1.0]))   # g (m/s^2), k
+
+
+def _tip_28():
+    """The public tip link: no child (f_c = n_c = 0)."""
+    return (0.8, np.diag([0.001, 0.004, 0.004]), np.array([-0.6, 0.2, 1.5]), np.array([0.0, -2.0, 0.7]),
+            np.array([-0.4, 0.9, 0.1]), np.array([0.15, 0.0, 0.0]), np.array([0.3, 0.0, 0.0]),
+            np.eye(3), np.zeros(3), np.zeros(3), np.array([0.0, -6.94, -6.93]), np.array([0.0, 1.0, 0.0]))
+
+
+CASES_28 = [_link_28(), _tip_28()]
+
+
+def _random_rotation(rng):
+    e = rng.normal(size=4)
+    return dcm_from_quat(e / np.linalg.norm(e))
+
+
+def _random_link(rng, tip=False):
+    """A random link (a box turned in its frame) in a random state, a random child's load and joint."""
+    Q = _random_rotation(rng)
+    m = float(rng.uniform(0.5, 5.0))
+    a, b, c = rng.uniform(0.05, 0.6, 3)
+    I_C = Q @ np.diag(m / 12 * np.array([b**2 + c**2, a**2 + c**2, a**2 + b**2])) @ Q.T
+    k = rng.normal(size=3)
+    gdir = rng.normal(size=3)
+    return (m, I_C, *(rng.uniform(-3.0, 3.0, (3, 3))), rng.uniform(-0.5, 0.5, 3), rng.uniform(-1.0, 1.0, 3),
+            _random_rotation(rng), *((np.zeros(3), np.zeros(3)) if tip else rng.uniform(-20.0, 20.0, (2, 3))),
+            G_ACC * gdir / np.linalg.norm(gdir), k / np.linalg.norm(k))
+
+
+def _hidden_28(rng) -> list[tuple]:
+    """Five random links with a child and one tip link; every link and state new."""
+    return [_random_link(rng) for _ in range(5)] + [_random_link(rng, tip=True)]
+
+
+register(
+    Exercise(
+        "2.8",
+        "One step of the RNEA's inward pass",
+        3,
+        reference=_inward_reference,
+        cases=CASES_28,
+        hidden_cases=_hidden_28,
+        function_name="inward_step",
+        mistakes=[
+            Mistake(
+                lambda *c: _step(*c, back="none"),
+                "the child's force and moment are in the CHILD's frame components: bring them into frame "
+                "i with R^T (R turns frame-i components into the child's) before adding them",
+            ),
+            Mistake(
+                lambda *c: _step(*c, back="R"),
+                "the rotation is transposed: R turns frame-i components into the child's, so the child's "
+                "force comes back into frame i as R^T f_c, not R f_c",
+            ),
+            Mistake(
+                lambda *c: _step(*c, child=-1.0),
+                "the child's load has the wrong sign: f_c, n_c are what link i exerts ON the child, so "
+                "link i feels -f_c, -n_c and its parent must supply + R^T f_c (and + R^T n_c)",
+            ),
+            Mistake(
+                lambda *c: _step(*c, lever=False),
+                "the moment of the child's force about joint i is missing: the child's joint is at l from "
+                "joint i, so n_i also gets l x (R^T f_c)",
+            ),
+            Mistake(
+                lambda *c: _step(*c, gyro=0.0),
+                "the gyroscopic term omega x (I_C omega) of Euler's equation is missing from N",
+            ),
+            Mistake(
+                lambda *c: _step(*c, weight=-1.0),
+                "gravity has the wrong sign: the parent carries the weight, so the force the link needs "
+                "is m (a_C - g), with g the gravitational acceleration (pointing down)",
+            ),
+            Mistake(
+                lambda *c: _step(*c, weight=0.0),
+                "the weight is missing: besides m a_C the parent must carry m g, so use m (a_C - g)",
+            ),
+            Mistake(
+                lambda *c: _step(*c, about="C"),
+                "your n_i is the moment about the centre of mass C; it is about joint i (the origin of "
+                "frame i): measure the levers from the joint (d to C, l to the child's joint)",
+            ),
+            Mistake(
+                lambda *c: _step(*c, about="noF"),
+                "the moment about joint i of the link's own force is missing: m (a_C - g) acts at C, at d "
+                "from the joint, so n_i also gets d x m (a_C - g)",
+            ),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 2.9 a cart-pendulum on a spring
+def _cart_chain(m_c, m_p, d, J_C):
+    """Cart on a rail along x (prismatic), pendulum hinged to it (revolute about z), hanging down at 0."""
+    chain = Chain(name="cart-pendulum")
+    chain.add_link("cart", Joint("rail", "prismatic", (1, 0, 0)),
+                   RigidBody(float(m_c), name="cart", allow_degenerate=True))
+    body = RigidBody(float(m_p), com=(float(d), 0.0, 0.0), inertia=(0.0, float(J_C), float(J_C)),
+                     name="pendulum", allow_degenerate=True)  # only J_C (about z) matters in the plane
+    chain.add_link("pendulum", Joint("pivot", "revolute", (0, 0, 1), rotation=rot_z(-np.pi / 2)), body)
+    return chain
+
+
+def _spring(k, q):
+    return {"cart": ((-float(k) * float(q[0]), 0.0, 0.0), (0.0, 0.0, 0.0))}  # -k x on the cart, at its centre
+
+
+def _M_29(m_c, m_p, d, J_C, q, **_):
+    return mass_matrix(_cart_chain(m_c, m_p, d, J_C), _vec(q))
+
+
+def _G_29(m_c, m_p, d, J_C, k, q, **_):
+    """Gravity and spring: the joint forces that hold the cart-pendulum still at q (RNEA at rest)."""
+    return bias_forces(_cart_chain(m_c, m_p, d, J_C), _vec(q), np.zeros(2), gravity=_gravity_arm(),
+                       f_ext=_spring(k, q))
+
+
+def _qdd_29(m_c, m_p, d, J_C, k, q, qd, F, **_):
+    return forward_dynamics(_cart_chain(m_c, m_p, d, J_C), _vec(q), _vec(qd), np.array([float(F), 0.0]),
+                            gravity=_gravity_arm(), f_ext=_spring(k, q))
+
+
+def _M_cart(m_c, m_p, d, J_C, q, J22="J_C + m d^2", coupling=1.0, trig=np.cos, cart=1.0, **_):
+    """The closed form of M, with a chosen mistake (J22: what stands in M[1, 1])."""
+    th = float(q[1])
+    M12 = coupling * m_p * d * trig(th)
+    M22 = {"J_C + m d^2": J_C + m_p * d**2, "J_C": J_C, "m d^2": m_p * d**2,
+           "J_C + 2 m d^2": J_C + 2 * m_p * d**2}[J22]
+    return np.array([[m_c + cart * m_p, M12], [M12, M22]])
+
+
+def _G_cart(m_p, d, k, q, spring=1.0, gravity=1.0, trig=np.sin, **_):
+    x, th = (float(v) for v in q)
+    return np.array([spring * k * x, gravity * m_p * G_ACC * d * trig(th)])
+
+
+def _qdd_cart(m_c, m_p, d, J_C, k, q, qd, F, centripetal=1.0, gravity=1.0, on="cart", solve="M", **_):
+    """q̈ from M q̈ = Q − h − G in closed form, with a chosen mistake."""
+    M = _M_cart(m_c, m_p, d, J_C, q)
+    h = centripetal * np.array([-m_p * d * np.sin(q[1]) * qd[1] ** 2, 0.0])
+    Q = np.array([F, 0.0]) if on == "cart" else np.array([0.0, F])
+    rhs = Q - h - gravity * _G_cart(m_p, d, k, q)
+    if solve == "none":
+        return rhs
+    if solve == "diagonal":
+        return rhs / np.diag(M)
+    return np.linalg.solve(M, rhs)
+
+
+def _cart_variant(rng) -> dict:
+    """A cart-pendulum and a state: J_C well apart from m_p d^2, theta away from 0 and from 45 degrees."""
+    m_p, d = round(float(rng.uniform(0.3, 1.5)), 2), round(float(rng.uniform(0.2, 0.6)), 2)
+    J_C = round(float(m_p * (rng.uniform(0.3, 0.7) * d) ** 2), 4)  # radius of gyration 0.3 d - 0.7 d
+    theta = rng.choice([-1.0, 1.0]) * (rng.uniform(0.3, 0.6) if rng.random() < 0.5 else rng.uniform(1.0, 1.4))
+    return {"m_c": round(float(rng.uniform(1.0, 4.0)), 1), "m_p": m_p, "d": d, "J_C": J_C,
+            "k": float(round(rng.uniform(20.0, 150.0))),
+            "q": [round(float(rng.choice([-1.0, 1.0]) * rng.uniform(0.05, 0.3)), 2), round(float(theta), 2)],
+            "qd": [round(float(rng.choice([-1.0, 1.0]) * rng.uniform(0.2, 1.5)), 1),
+                   round(float(rng.choice([-1.0, 1.0]) * rng.uniform(1.0, 4.0)), 1)],
+            "F": round(float(rng.choice([-1.0, 1.0]) * rng.uniform(2.0, 15.0)), 1)}
+
+
+def _mass_matrix_sane(answer, **_) -> str | None:
+    M = np.asarray(answer, dtype=float)
+    if M.shape != (2, 2):
+        return None
+    if not np.allclose(M, M.T, rtol=1e-9, atol=1e-12):
+        return "a mass matrix is symmetric (M[0, 1] = M[1, 0]); yours is not"
+    if np.linalg.eigvalsh(M)[0] <= 0:
+        return "a mass matrix is positive definite (T > 0 in every motion); yours is not"
+    return None
+
+
+register(
+    Exercise(
+        "2.9a",
+        "Cart-pendulum on a spring: its mass matrix M(q)",
+        2,
+        reference=_M_29,
+        params=CART_29,
+        variant=_cart_variant,
+        sanity=_mass_matrix_sane,
+        mistakes=[
+            Mistake(
+                lambda **p: _M_cart(**p, J22="J_C"),
+                "M[1, 1] is the inertia about the centre of mass C, but the pendulum turns about the "
+                "pivot O: J_O = J_C + m_p d^2 (parallel-axis theorem)",
+            ),
+            Mistake(
+                lambda **p: _M_cart(**p, J22="J_C + 2 m d^2"),
+                "M[1, 1] counts m_p d^2 twice: in T = 1/2 m_p v_C.v_C + 1/2 J omega^2 the J is the CENTRAL "
+                "J_C (the v_C term already brings m_p d^2)",
+            ),
+            Mistake(
+                lambda **p: _M_cart(**p, J22="m d^2"),
+                "M[1, 1] misses the pendulum's own inertia J_C: it is a body, not a point mass at C",
+            ),
+            Mistake(
+                lambda **p: _M_cart(**p, coupling=0.0),
+                "the coupling M[0, 1] = M[1, 0] is missing: the pendulum's centre moves with the cart AND "
+                "swings, v_C = (x_dot + d cos(theta) theta_dot, d sin(theta) theta_dot), and v_C.v_C has "
+                "a cross term",
+            ),
+            Mistake(
+                lambda **p: _M_cart(**p, coupling=-1.0),
+                "the coupling has the wrong sign: theta turns counterclockwise from hanging down, so the "
+                "centre's x velocity is x_dot + d cos(theta) theta_dot",
+            ),
+            Mistake(
+                lambda **p: _M_cart(**p, trig=np.sin),
+                "the coupling has sin(theta) where cos(theta) belongs: theta is measured from the downward "
+                "vertical, so the centre is at x + d sin(theta) and its x velocity has d cos(theta) "
+                "theta_dot",
+            ),
+            Mistake(
+                lambda **p: _M_cart(**p, cart=0.0),
+                "M[0, 0] misses the pendulum's mass: the whole pendulum moves with the cart (M[0, 0] is the "
+                "total mass)",
+            ),
+        ],
+    )
+)
+
+register(
+    Exercise(
+        "2.9b",
+        "Cart-pendulum: the gravity and spring vector G(q)",
+        1,
+        reference=_G_29,
+        params=CART_29,
+        variant=_cart_variant,
+        mistakes=[
+            Mistake(
+                lambda **p: _G_cart(**p, spring=-1.0),
+                "the spring's entry has the wrong sign: V = k x^2/2 gives dV/dx = +k x (the spring's force "
+                "-k x moved to the left of M qdd + h + G = Q)",
+            ),
+            Mistake(
+                lambda **p: _G_cart(**p, gravity=-1.0),
+                "the weight's entry has the wrong sign: the centre's height is -d cos(theta), so "
+                "V = -m_p g d cos(theta) and dV/dtheta = +m_p g d sin(theta) (it pulls the pendulum back "
+                "down)",
+            ),
+            Mistake(
+                lambda **p: -_G_cart(**p),
+                "the sign is wrong everywhere: G = +dV/dq stands on the LEFT of M qdd + h + G = Q",
+            ),
+            Mistake(
+                lambda **p: _G_cart(**p, trig=np.cos),
+                "theta is measured from the downward vertical: the centre's height is -d cos(theta), so "
+                "the weight's entry has sin(theta)",
+            ),
+            Mistake(
+                lambda **p: _G_cart(**p, spring=0.0),
+                "the spring is missing: V also has k x^2/2, which gives the first entry",
+            ),
+            Mistake(
+                lambda **p: _G_cart(**p, gravity=0.0),
+                "the weight is missing: V also has -m_p g d cos(theta) (the pendulum's centre rises as "
+                "it swings)",
+            ),
+        ],
+    )
+)
+
+register(
+    Exercise(
+        "2.9c",
+        "Cart-pendulum: the accelerations from a push",
+        2,
+        reference=_qdd_29,
+        params=CART_29,
+        variant=_cart_variant,
+        mistakes=[
+            Mistake(
+                lambda **p: _qdd_cart(**p, centripetal=0.0),
+                "the velocity term is missing: the swinging pendulum pulls on the cart, h = "
+                "(-m_p d sin(theta) theta_dot^2, 0) (the cross term of M differentiated in time)",
+            ),
+            Mistake(
+                lambda **p: _qdd_cart(**p, centripetal=-1.0),
+                "the velocity term has the wrong sign: h = (-m_p d sin(theta) theta_dot^2, 0) stands on "
+                "the left, M qdd = Q - h - G",
+            ),
+            Mistake(
+                lambda **p: _qdd_cart(**p, gravity=0.0),
+                "the gravity and spring vector G of (b) is missing: M qdd = Q - h - G",
+            ),
+            Mistake(
+                lambda **p: _qdd_cart(**p, gravity=-1.0),
+                "G has the wrong sign: it stands on the left of M qdd + h + G = Q, so M qdd = Q - h - G",
+            ),
+            Mistake(
+                lambda **p: _qdd_cart(**p, on="pivot"),
+                "the push acts on the cart: its generalized force is Q = (F, 0) (F does work only through "
+                "x), not (0, F)",
+            ),
+            Mistake(
+                lambda **p: _qdd_cart(**p, solve="none"),
+                "that is M qdd, not qdd: solve the linear system M qdd = Q - h - G (np.linalg.solve)",
+            ),
+            Mistake(
+                lambda **p: _qdd_cart(**p, solve="diagonal"),
+                "you divided by the diagonal of M: the coupling M[0, 1] links the two equations, so solve "
+                "the linear system M qdd = Q - h - G",
             ),
         ],
     )
