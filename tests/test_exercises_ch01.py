@@ -2,16 +2,19 @@
 
 Independent references: scipy.spatial.transform.Rotation (DCMs, quaternions), finite
 differences of hand-written positions (velocities, accelerations, partial velocities,
-Jacobians), and sympy differentiation of a position (the Coriolis exercise).
+Jacobians, and the spatial chains of 1.10 and 1.11, whose poses are built with scipy), and
+sympy differentiation of a position (the Coriolis exercise). The variants (1.4-1.7) are checked
+at several students' numbers, the function exercises (1.10, 1.11) on the grader's hidden cases.
 """
 
+import json
 import math
 import warnings
 
 import numpy as np
 import pytest
 import sympy as sp
-from exercise_helpers import Exploding, assert_hint, assert_never_crashes_never_correct
+from exercise_helpers import Exploding, assert_correct, assert_hint, assert_never_crashes_never_correct
 from scipy.integrate import solve_ivp
 from scipy.spatial.transform import Rotation
 
@@ -265,6 +268,419 @@ def test_1_9_coriolis():
     t = sp.Symbol("t")
     assert_hint("1.9", a * (1 + 0 * t) + sp.Matrix([t, 0, 0]), "contains t")
     assert_hint("1.9", [1.0, 2.0, 0.0], "formula in")
+
+
+# ---------------------------------------------------------------- variants of 1.4-1.7
+SEEDS = (3, 4, 5, 6)
+
+
+def _variants(eid):
+    ex = get(eid)
+    return [ex.params_for(np.random.default_rng(s)) for s in SEEDS]
+
+
+def hint_at(eid, answer, params, *words):
+    """``answer`` is wrong for the student's ``params`` and its hint has every one of ``words``."""
+    v = evaluate(eid, answer, params=params)
+    assert v.verdict == "wrong", (eid, params, v)
+    for w in words:
+        assert w in v.hint, (w, v.hint)
+
+
+def correct_at(eid, answer, params):
+    v = evaluate(eid, answer, params=params)
+    assert v.verdict == "correct", (eid, params, v)
+
+
+def test_variants_differ_between_students_and_from_the_public_numbers():
+    for eid in ("1.4", "1.5", "1.6", "1.7"):
+        ex = get(eid)
+        keys = [np.asarray(ex.key(params=p)) for p in [ex.params, *_variants(eid)]]
+        for a in range(len(keys)):
+            for b in range(a):
+                assert not np.allclose(keys[a], keys[b], atol=1e-3), (eid, a, b)
+        # the draw is a function of the generator: the grader recomputes the same numbers
+        assert ex.params_for(np.random.default_rng(9)) == ex.params_for(np.random.default_rng(9))
+
+
+def test_1_4_variants():
+    for p in _variants("1.4"):
+        a, b, c = p["angles"]
+        rot = Rotation.from_euler("ZXY", [a, b, c])  # intrinsic: Rz(a) Rx(b) Ry(c)
+        e = rot.as_quat(scalar_first=True)
+        assert abs(e[0]) >= 0.4  # away from the division by a small e0 of the statement's formula
+        np.testing.assert_allclose(abs(get("1.4").key(params=p) @ e), 1.0, atol=1e-12)
+        correct_at("1.4", e, p)
+        correct_at("1.4", -e, p)
+        hint_at("1.4", rot.as_quat(), p, "FIRST")
+        hint_at("1.4", rot.inv().as_quat(scalar_first=True), p, "inverse")
+        hint_at("1.4", 2 * e, p, "normalised")
+        v = rot.as_rotvec()
+        angle = np.linalg.norm(v)
+        hint_at("1.4", np.concatenate([[np.cos(angle)], np.sin(angle) * v / angle]), p, "HALF")
+
+
+def test_1_5_and_1_6_variants():
+    for p in _variants("1.5"):
+        A = Rotation.from_euler("ZYX", p["angles_deg"], degrees=True).as_matrix()
+        assert 10 <= abs(p["angles_deg"][1]) <= 70  # pitch away from gimbal lock
+        v_i, w, s_body = (np.array(p[x]) for x in ("v_i", "omega", "s_body"))
+        s = A @ s_body
+        correct_at("1.5", v_i + np.cross(w, s), p)
+        hint_at("1.5", v_i + np.cross(w, s_body), p, "body components")
+        hint_at("1.5", v_i + np.cross(s, w), p, "wrong way round")
+        hint_at("1.5", np.cross(w, s), p, "reference point")
+    for p in _variants("1.6"):
+        A = Rotation.from_euler("ZYX", p["angles_deg"], degrees=True).as_matrix()
+        a_i, w, al, s_body = (np.array(p[x]) for x in ("a_i", "omega", "alpha", "s_body"))
+        s = A @ s_body
+        centripetal = np.cross(w, np.cross(w, s))
+        correct_at("1.6", a_i + np.cross(al, s) + centripetal, p)
+        hint_at("1.6", a_i + np.cross(al, s), p, "centripetal", "missing")
+        hint_at("1.6", a_i + np.cross(al, s) - centripetal, p, "wrong sign")
+        hint_at("1.6", a_i + np.cross(al, s_body) + np.cross(w, np.cross(w, s_body)), p, "body components")
+        hint_at("1.6", a_i + np.cross(s, al) + centripetal, p, "tangential")
+
+
+def test_1_7_variants():
+    for p in _variants("1.7"):
+        (L1_, L2_), q = p["lengths"], np.radians(p["q_deg"])
+
+        def c2(x, absolute=False, L1_=L1_, L2_=L2_):
+            a2 = x[1] if absolute else x[0] + x[1]
+            return np.array([L1_ * np.cos(x[0]) + L2_ / 2 * np.cos(a2),
+                             L1_ * np.sin(x[0]) + L2_ / 2 * np.sin(a2), 0.0])
+
+        V = _fd_columns(c2, q)
+        correct_at("1.7", V, p)
+        hint_at("1.7", V[:, ::-1], p, "swapped")
+        hint_at("1.7", _fd_columns(lambda x, c2=c2: c2(x, absolute=True), q), p, "RELATIVE")
+        hint_at("1.7", Rotation.from_euler("z", q.sum()).as_matrix().T @ V, p, "local")
+        no_elbow = V.copy()
+        no_elbow[:, 0] = [-L1_ * np.sin(q[0]), L1_ * np.cos(q[0]), 0.0]
+        hint_at("1.7", no_elbow, p, "elbow")
+
+
+def test_sanity_checks_find_problems_without_the_key():
+    for p in [get("1.4").params, *_variants("1.4")]:
+        e = get("1.4").key(params=p)
+        assert get("1.4").sanity(e, **p) is None
+        assert "normalised" in get("1.4").sanity(3 * e, **p)
+    for p in [get("1.5").params, *_variants("1.5")]:
+        v = get("1.5").key(params=p)
+        assert get("1.5").sanity(v, **p) is None
+        assert "perpendicular" in get("1.5").sanity(v - np.asarray(p["v_i"]), **p)  # v_i not added
+    for p in [get("1.7").params, *_variants("1.7")]:
+        V = get("1.7").key(params=p)
+        assert get("1.7").sanity(V, **p) is None
+        assert "third row" in get("1.7").sanity(V + [[0, 0], [0, 0], [0.1, 0]], **p)
+        assert "second column" in get("1.7").sanity(V[:, ::-1], **p)
+
+
+def test_in_a_released_notebook_a_variant_is_checked_without_its_key(capsys):
+    from mbdlib.exercises import check, params, use_variant
+    from mbdlib.exercises.core import _VARIANT, encode_variant
+
+    mine = {eid: get(eid).params_for(np.random.default_rng(11)) for eid in ("1.4", "1.5", "1.7")}
+    use_variant(encode_variant("s1", 1, mine))
+    try:
+        assert params("1.7")["lengths"].tolist() == mine["1.7"]["lengths"]
+        e = get("1.4").key(params=mine["1.4"])
+        for answer, expect in [(e, "verdict comes at grading"), (2 * e, "normalised"), (e[:3], "shape")]:
+            check("1.4", answer)
+            assert expect in capsys.readouterr().out
+        v = get("1.5").key(params=mine["1.5"])
+        check("1.5", v - np.asarray(mine["1.5"]["v_i"]))
+        assert "perpendicular" in capsys.readouterr().out
+        check("1.7", get("1.7").key(params=mine["1.7"])[:, ::-1])
+        assert "second column" in capsys.readouterr().out
+        check("1.6", get("1.6").key())  # not in this variant: judged with the public numbers
+        assert "correct" in capsys.readouterr().out
+    finally:
+        _VARIANT.clear()
+
+
+# ---------------------------------------------------------------- 1.10, 1.11: a spatial chain
+def _poses(k, l, d, theta):
+    """Global DCMs A_i (n, 3, 3) and centre-of-mass positions r_Ci (n, 3), built with scipy."""
+    A, r, As, rcs = np.eye(3), np.zeros(3), [], []
+    for i in range(len(theta)):
+        r = r + A @ l[i]  # joint i, global
+        A = A @ Rotation.from_rotvec(theta[i] * np.asarray(k[i])).as_matrix()
+        As.append(A)
+        rcs.append(r + A @ d[i])
+    return np.array(As), np.array(rcs)
+
+
+def _d1(f, x, h):
+    return (f(x - 2 * h) - 8 * f(x - h) + 8 * f(x + h) - f(x + 2 * h)) / (12 * h)
+
+
+def _d2(f, x, h):
+    return (-f(x - 2 * h) + 16 * f(x - h) - 30 * f(x) + 16 * f(x + h) - f(x + 2 * h)) / (12 * h * h)
+
+
+def _unskew(W):
+    return np.stack([W[..., 2, 1], W[..., 0, 2], W[..., 1, 0]], axis=-1)
+
+
+def fd_outward(k, l, d, q, qd, qdd, h=1e-3):
+    """omega, alpha, v_C, a_C (frame-i components) by finite differences in time of the poses."""
+    def pose(t):
+        return _poses(k, l, d, q + qd * t + qdd * t * t / 2)
+
+    def omega(t):  # omega~ = A_dot A^T, global
+        return _unskew(_d1(lambda s: pose(s)[0], t, h) @ pose(t)[0].transpose(0, 2, 1))
+
+    A = pose(0.0)[0]
+    glob = [omega(0.0), _d1(omega, 0.0, h),
+            _d1(lambda s: pose(s)[1], 0.0, h), _d2(lambda s: pose(s)[1], 0.0, h)]
+    return np.array([np.einsum("nji,nj->ni", A, x) for x in glob])  # A_i^T x
+
+
+def fd_partials(k, l, d, q, h=1e-4):
+    """omega_i^(j), v_Ci^(j) (frame-i components) by finite differences of the poses in each angle."""
+    n = len(q)
+    A = _poses(k, l, d, q)[0]
+    out = np.zeros((2, n, n, 3))
+    for j in range(n):
+        def pose(s, j=j):
+            return _poses(k, l, d, q + s * np.eye(n)[j])
+
+        dA, dr = _d1(lambda s: pose(s)[0], 0.0, h), _d1(lambda s: pose(s)[1], 0.0, h)
+        out[0, :, j] = np.einsum("nji,nj->ni", A, _unskew(dA @ A.transpose(0, 2, 1)))
+        out[1, :, j] = np.einsum("nji,nj->ni", A, dr)
+    return out
+
+
+def _hidden(eid, seed):
+    return get(eid).grading_cases(np.random.default_rng(seed))
+
+
+def test_1_10_reference_matches_finite_differences_on_public_and_hidden_cases():
+    ex = get("1.10")
+    sizes = set()
+    for case in list(ex.cases) + [c for s in (1, 2, 3) for c in _hidden("1.10", s)]:
+        sizes.add(len(case[3]))
+        np.testing.assert_allclose(ex.key(*case), fd_outward(*case), rtol=1e-7, atol=1e-7)
+    assert sizes == {2, 3, 4, 5}
+    assert [len(c[0]) for c in ex.cases] == [3, 3]  # the public case: the three-link arm
+
+
+def test_1_11_reference_matches_finite_differences_on_public_and_hidden_cases():
+    ex = get("1.11")
+    sizes = set()
+    for case in list(ex.cases) + [c for s in (1, 2, 3) for c in _hidden("1.11", s)]:
+        sizes.add(len(case[3]))
+        np.testing.assert_allclose(ex.key(*case), fd_partials(*case), rtol=1e-7, atol=1e-8)
+    assert sizes == {2, 3, 4, 5}
+
+
+def test_1_10_and_1_11_agree_the_partial_velocities_are_the_rates_coefficients():
+    for k, l, d, q, qd, qdd in _hidden("1.10", 7):
+        w, v_c = get("1.11").key(k, l, d, q)
+        omega, _, vel, _ = get("1.10").key(k, l, d, q, qd, qdd)
+        np.testing.assert_allclose(np.einsum("ijc,j->ic", w, qd), omega, atol=1e-12)
+        np.testing.assert_allclose(np.einsum("ijc,j->ic", v_c, qd), vel, atol=1e-12)
+
+
+def test_hidden_cases_travel_as_json():
+    from mbdlib.exercises.collect import decode_cases, encode_cases
+
+    for eid in ("1.10", "1.11"):
+        cases = _hidden(eid, 4)
+        back = decode_cases(json.loads(json.dumps(encode_cases(cases))))
+        for a, b in zip(cases, back, strict=True):
+            np.testing.assert_array_equal(get(eid).key(*a), get(eid).key(*b))
+
+
+def rot(k_i, theta):
+    """Rot(k, theta) of scipy (the DCM of a frame turned by theta about the unit axis k)."""
+    return Rotation.from_rotvec(theta * np.asarray(k_i)).as_matrix()
+
+
+def student_outward(k, l, d, q, qd, qdd, coriolis=1.0, transposed=False, lever_v=True, lever_a=True,
+                    mixed=False, cen_joint=True, cen_com=True, d_first=False, global_=False):
+    """A student's recursion, with the mistakes one may make (all off: right)."""
+    n = len(q)
+    out = np.zeros((4, n, 3))
+    w_p = al_p = v_p = a_p = np.zeros(3)
+    A = np.eye(3)
+    for i in range(n):
+        R = rot(k[i], q[i]) if transposed else rot(k[i], q[i]).T
+        A = A @ rot(k[i], q[i])
+        kk = np.asarray(k[i])
+        w = R @ w_p + qd[i] * kk
+        al = R @ al_p + coriolis * np.cross(R @ w_p, qd[i] * kk) + qdd[i] * kk
+        cj = np.cross(w_p, np.cross(w_p, l[i])) if cen_joint else 0
+        if mixed:
+            v = R @ v_p + np.cross(R @ w_p, l[i])
+            a = R @ a_p + np.cross(R @ al_p, l[i]) + np.cross(R @ w_p, np.cross(R @ w_p, l[i]))
+        else:
+            v = R @ (v_p + np.cross(w_p, l[i])) if lever_v else R @ v_p
+            a = R @ (a_p + np.cross(al_p, l[i]) + cj) if lever_a else R @ a_p
+        v_c = v + (np.cross(d[i], w) if d_first else np.cross(w, d[i]))
+        a_c = a + np.cross(al, d[i]) + (np.cross(w, np.cross(w, d[i])) if cen_com else 0)
+        out[:, i] = [w, al, v_c, a_c]
+        if global_:
+            out[:, i] = out[:, i] @ A.T
+        w_p, al_p, v_p, a_p = w, al, v, a
+    return tuple(out)
+
+
+def with_(**mistakes):
+    def f(*case):
+        return student_outward(*case, **mistakes)
+
+    return f
+
+
+def test_1_10_right_answers():
+    assert_correct("1.10", student_outward)
+    assert_correct("1.10", lambda *c: [x.tolist() for x in student_outward(*c)])  # lists are fine
+    assert_correct("1.10", lambda *c: np.array(fd_outward(*c)).round(9))  # within the tolerance
+
+
+def test_1_10_mistakes():
+    assert_hint("1.10", with_(coriolis=0.0), "alpha misses", "(R omega_{i-1}) x theta_dot_i k_i")
+    assert_hint("1.10", with_(coriolis=-1.0), "wrong sign")
+    assert_hint("1.10", with_(cen_com=False), "a_C misses the centripetal term omega_i x (omega_i x d_i)")
+    assert_hint("1.10", with_(cen_com=False, cen_joint=False), "centripetal terms are missing")
+    assert_hint("1.10", with_(cen_joint=False), "a_i misses the centripetal term")
+    assert_hint("1.10", with_(transposed=True), "transposed", "TRANSPOSE of A_{i-1,i}")
+    for lever in ({"lever_v": False}, {"lever_a": False}, {"lever_v": False, "lever_a": False}):
+        assert_hint("1.10", with_(**lever), "not carried along l_{i-1}")
+    assert_hint("1.10", with_(mixed=True), "PARENT components")
+    assert_hint("1.10", with_(global_=True), "global components", "own link frame")
+    assert_hint("1.10", with_(d_first=True), "wrong way round", "omega_i x d_i")
+    # the shape of the result
+    assert_hint("1.10", lambda *c: student_outward(*c)[:3], "four arrays")
+    assert_hint("1.10", lambda *c: np.array(student_outward(*c)).transpose(1, 0, 2), "[link, quantity]")
+    assert_hint("1.10", lambda *c: student_outward(*c)[0], "shape")
+
+
+def _off(index, m, amount=0.1):
+    """The right result with array m changed (a mistake no specific hint knows)."""
+    def f(*case):
+        out = np.array(student_outward(*case))
+        out[m][index] += amount
+        return out
+
+    return f
+
+
+def test_1_10_hints_say_which_array_is_off_first():
+    assert_hint("1.10", _off((1, 0), 0), "omega (the first array) is off")
+    assert_hint("1.10", _off((2, 1), 2), "omega is right but v_C is not")
+    assert_hint("1.10", _off((0, 2), 1), "omega and v_C are right, alpha is not")
+    assert_hint("1.10", _off((2, 2), 3), "omega, alpha and v_C are right, a_C is not")
+    # two mistakes at once: the first wrong array in the order of the recursion is named
+    assert_hint("1.10", with_(coriolis=0.0, cen_com=False), "omega and v_C are right, alpha is not")
+    assert_hint("1.10", with_(d_first=True, coriolis=0.0), "omega is right but v_C is not")
+    # no hint gives the expected numbers away
+    for f in (_off((1, 0), 0), with_(coriolis=0.0), with_(transposed=True)):
+        hint = evaluate("1.10", f).hint
+        for case in get("1.10").cases:
+            for x in np.asarray(get("1.10").key(*case)).ravel():
+                if abs(x) > 1e-3:
+                    assert f"{x:.3g}" not in hint and f"{x:.4g}" not in hint, (x, hint)
+
+
+def student_partials(k, l, d, q, transposed=False, rotate=True, lever_l=True, lever_d=True, self_term=True,
+                     global_=False, swap=False, beyond=False):
+    """A student's partial velocities (n, n, 3) x 2, with the mistakes one may make."""
+    n = len(q)
+    w, v = np.zeros((n, n, 3)), np.zeros((n, n, 3))
+    w_c, v_c = np.zeros((n, n, 3)), np.zeros((n, n, 3))
+    A = np.eye(3)
+    for i in range(n):
+        R = rot(k[i], q[i]) if transposed else rot(k[i], q[i]).T
+        R = R if rotate else np.eye(3)
+        A = A @ rot(k[i], q[i])
+        for j in range(n):
+            if j < i:
+                w[i, j] = R @ w[i - 1, j]
+                v[i, j] = R @ (v[i - 1, j] + (np.cross(w[i - 1, j], l[i]) if lever_l else 0))
+            elif j == i:
+                w[i, j] = k[i]
+            elif beyond:  # "every joint moves every link": its axis, seen from frame i
+                w[i, j] = k[j]
+            lever = np.cross(w[i, j], d[i]) if lever_d and (self_term or j != i) else 0
+            w_c[i, j], v_c[i, j] = w[i, j], v[i, j] + lever
+            if global_:
+                w_c[i, j], v_c[i, j] = A @ w_c[i, j], A @ v_c[i, j]
+    if swap:
+        return w_c.transpose(1, 0, 2), v_c.transpose(1, 0, 2)
+    return w_c, v_c
+
+
+def partials_with(**mistakes):
+    def f(*case):
+        return student_partials(*case, **mistakes)
+
+    return f
+
+
+def test_1_11_answers_and_mistakes():
+    assert_correct("1.11", student_partials)
+    assert_correct("1.11", lambda *c: fd_partials(*c).round(10))
+    assert_hint("1.11", partials_with(swap=True), "indexed [j, i]")
+    assert_hint("1.11", partials_with(beyond=True), "j > i must be zero")
+    assert_hint("1.11", partials_with(global_=True), "global components")
+    assert_hint("1.11", partials_with(transposed=True), "TRANSPOSE")
+    assert_hint("1.11", partials_with(rotate=False), "not turned into frame i")
+    assert_hint("1.11", partials_with(lever_d=False), "not of C_i", "d_i")
+    assert_hint("1.11", partials_with(self_term=False), "v_Ci^(i) is not zero")
+    assert_hint("1.11", partials_with(lever_l=False), "not carried along l_{i-1}")
+    assert_hint("1.11", lambda *c: student_partials(*c)[0], "two arrays")
+
+    def off(m, index):
+        def f(*case):
+            out = np.array(student_partials(*case))
+            out[m][index] += 0.1
+            return out
+
+        return f
+
+    assert_hint("1.11", off(0, (2, 1)), "partial angular velocities (the first array) are off")
+    assert_hint("1.11", off(1, (2, 0)), "partial angular velocities are right")
+
+
+def _graded_on_hidden(eid, fn, seed=0):
+    """The verdict of ``fn`` on the grader's hidden cases of one student (drawn with ``seed``)."""
+    from mbdlib.exercises.core import _Answered, judge, outputs_of
+
+    ex = get(eid)
+    cases = ex.grading_cases(np.random.default_rng(seed))
+    try:
+        outputs = outputs_of(ex, fn, cases)
+    except _Answered as a:
+        return a.kind
+    return judge(ex, outputs, cases).verdict
+
+
+@pytest.mark.parametrize("eid, right", [("1.10", student_outward), ("1.11", student_partials)])
+def test_right_only_on_the_public_cases_is_wrong_on_hidden_ones(eid, right):
+    ex = get(eid)
+    table = {tuple(np.round(c[3], 12)): right(*c) for c in ex.cases}
+
+    def lookup(*case):  # a table of the public cases' results
+        return table.get(tuple(np.round(case[3], 12)), next(iter(table.values())))
+
+    arm = [np.array(x) for x in ex.cases[0][:3]]
+
+    def three_link_arm_only(k, l, d, *rest):  # ignores the chain it is given: the public arm's data
+        return right(*arm, *rest)
+
+    for fn in (lookup, three_link_arm_only):
+        assert evaluate(eid, fn).verdict == "correct"
+        for seed in (0, 1, 2):
+            assert _graded_on_hidden(eid, fn, seed) in ("wrong", "error")
+    for seed in (0, 1, 2):  # while the right function is right on them
+        assert _graded_on_hidden(eid, right, seed) == "correct"
+    # a mistake is still recognised on the hidden cases
+    wrong = with_(coriolis=0.0) if eid == "1.10" else partials_with(lever_d=False)
+    assert _graded_on_hidden(eid, wrong) == "wrong"
 
 
 # ---------------------------------------------------------------- never crash, never accept junk

@@ -159,9 +159,10 @@ register(
             Mistake(
                 lambda: 0.0,
                 "theta = 0 locks the PROPER Euler sequences (ZXZ ...), where det E = sin(theta); "
-                "for ZYX det E' = -cos(theta): where is it zero?",
+                "work out det E' of the ZYX sequence and find where it vanishes",
             ),
-            Mistake(lambda: np.pi, "at theta = pi, det E' = -cos(pi) = 1: the rates are still fine there"),
+            Mistake(lambda: np.pi, "at theta = pi the determinant of E' is not zero: the rates are still "
+                                   "fine there"),
         ],
     )
 )
@@ -533,7 +534,7 @@ register(
             ),
             Mistake(
                 lambda q: _J3(q)[:2],
-                "a row is missing: the third row is phi_dot = q1_dot + q2_dot + q3_dot (all ones)",
+                "a row is missing: the third row gives phi_dot, the rate of the absolute angle of link 3",
             ),
             Mistake(
                 lambda q: _J3(q)[[1, 0, 2]],
