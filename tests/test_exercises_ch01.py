@@ -707,3 +707,38 @@ JUNK = [
 @pytest.mark.parametrize("answer", JUNK, ids=range(len(JUNK)))
 def test_never_crashes_never_correct(answer):
     assert_never_crashes_never_correct(1, answer)
+
+
+# ---------------------------------------------------------------- end to end, as a class would
+@pytest.mark.slow
+def test_released_chapter_graded_end_to_end(tmp_path):
+    """Release the solution notebook for a roster, grade it with the secret: every exercise is correct for
+    each student's own copy; a copy handed in under another name fails exactly the variant exercises."""
+    import csv
+    from pathlib import Path
+
+    from mbdlib.exercises.grade import grade
+    from mbdlib.exercises.release import release_variants
+
+    root = Path(__file__).resolve().parents[1]
+    roster, secret = tmp_path / "roster.csv", tmp_path / "secret"
+    roster.write_text("student_id,name,file\ns1,Ann,ann.ipynb\ns2,Bo,bo.ipynb\ns3,Cy,cy.ipynb\n")
+    secret.write_text("a course secret of the chapter 1 test, 0123456789abcdef\n")
+    solution = root / "solutions" / "ch01_kinematics.ipynb"
+    released = release_variants(solution, roster, secret, tmp_path / "rel")
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    for name in ("ann.ipynb", "bo.ipynb"):
+        (subs / name).write_bytes((tmp_path / "rel" / name).read_bytes())
+    (subs / "cy.ipynb").write_bytes(released[0].read_bytes())  # Cy hands in Ann's notebook
+    out = tmp_path / "grades.csv"
+    grade([subs], out, timeout=120, workers=2, roster=roster, secret_file=secret, log=lambda *a: None)
+    table = {(r["student"], r["exercise"]): r for r in csv.DictReader(out.open(encoding="utf-8"))}
+    ids = [e.id for e in exercises(1)]
+    for s in ("s1", "s2"):
+        assert [table[s, i]["verdict"] for i in ids] == ["correct"] * len(ids), s
+    variants = [e.id for e in exercises(1) if e.variant is not None]
+    assert variants == ["1.1", "1.4", "1.5", "1.6", "1.7"]
+    assert {i for i in ids if table["s3", i]["verdict"] == "wrong"} == set(variants)
+    # the function exercises: graded on Cy's own hidden cases, which Ann's (right) functions pass
+    assert all(table["s3", i]["verdict"] == "correct" for i in ids if i not in variants)
