@@ -11,6 +11,7 @@ in are written out here as a student would (PlanarModel calls), not taken from t
 
 import json
 import math
+import re
 from pathlib import Path
 
 import nbformat
@@ -25,6 +26,7 @@ from mbdlib.checks import check_model
 from mbdlib.dae import CartesianPendulum, simulate
 from mbdlib.exercises import evaluate, exercises, get
 from mbdlib.exercises.ch06 import model_answer
+from mbdlib.exercises.core import judge
 from mbdlib.exercises.grade import _judge_value, execute, records_in
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,7 +87,14 @@ def fd_jacobian(model, h=1e-7):
 def test_chapter_6_has_graded_exercises_with_two_mistakes_each():
     exs = exercises(6)
     assert len(exs) >= 6
-    assert [x.id for x in exs] == [f"6.{i}" for i in range(1, len(exs) + 1)]
+    # numbered 6.1, 6.2, ... in order; the parts of a multi-part problem are lettered a, b, c, ... in order
+    numbered = [re.fullmatch(r"6\.(\d+)([a-z]?)", x.id) for x in exs]
+    assert all(numbered), [x.id for x in exs]
+    numbers = [int(m[1]) for m in numbered]
+    assert sorted(set(numbers)) == list(range(1, max(numbers) + 1)) and numbers == sorted(numbers)
+    for n in set(numbers):
+        parts = [m[2] for m in numbered if int(m[1]) == n]
+        assert parts == [""] or parts == [chr(ord("a") + i) for i in range(len(parts))], (n, parts)
     for x in exs:
         assert 1 <= x.points <= 3 and len(x.mistakes) >= 2, x.id
 
@@ -252,10 +261,8 @@ def test_6_6_minimum_of_the_potential_energy():
 
 
 # ---------------------------------------------------------------- 6.7 stable steps
-def _growth(step, h, n=4000):
+def _growth(step, h, n=4000, w=20.0):
     """Norm of the state after n steps of ``step`` on x'' + 2ω x' + ω² x = 0 (ω = 20), from (1, 0)."""
-    w = 20.0
-
     def f(y):
         return np.array([y[1], -2 * w * y[1] - w**2 * y[0]])
 
@@ -296,26 +303,26 @@ def test_6_7_mistakes():
     assert_hint("6.7", [0.0, 2.785 / w], "UNDAMPED")
     assert_hint("6.7", [2 / w, 2 * math.sqrt(2) / w], "imaginary axis")
     assert_hint("6.7", [2 / w, 2 / w], "Euler's bound")
-    assert_hint("6.7", [2 / w, 1 / w], "2.785/omega")
+    assert_hint("6.7", [2 / w, 1 / w], "too small", "between z = -3 and z = -2")
     assert_hint("6.7", [2 / 400, 2.785 / 400], "not k/m")
 
 
 # ---------------------------------------------------------------- 6.8 energy drift
-def pendulum_drift(order="vq", n=500, h=0.01, datum=1.0, relative=True):
+def pendulum_drift(order="vq", n=500, h=0.01, datum=1.0, relative=True, length=1.0, theta0=1.0):
     """Relative energy errors of explicit Euler, symplectic Euler and RK4 (written a second time here).
 
     ``order``: "vq" updates ω first (the statement), "qv" θ first; RK4 from its Butcher tableau.
     ``datum``: V = g (datum - cos θ) per unit mass (1: from the lowest point; 0: from the pivot).
     """
     def f(y):
-        return np.array([y[1], -G * np.sin(y[0])])
+        return np.array([y[1], -G / length * np.sin(y[0])])
 
     def energy(y):
-        return 0.5 * y[1] ** 2 + G * (datum - np.cos(y[0]))
+        return 0.5 * length**2 * y[1] ** 2 + G * length * (datum - np.cos(y[0]))
 
     a = np.array([[0, 0, 0, 0], [0.5, 0, 0, 0], [0, 0.5, 0, 0], [0, 0, 1, 0]])
     b = np.array([1, 2, 2, 1]) / 6
-    y0 = np.array([1.0, 0.0])
+    y0 = np.array([theta0, 0.0])
     euler, sympl, rk = y0.copy(), y0.copy(), y0.copy()
     for _ in range(n):
         euler = euler + h * f(euler)
@@ -368,10 +375,10 @@ def test_6_9_mistakes():
     assert_hint("6.9", [0.05, 0.05, 0.1], "rates")
     assert_hint("6.9", [20, 400, 0.139], "squared")
     assert_hint("6.9", [10, 10, 0.139], "2 alpha")
-    assert_hint("6.9", [20, math.sqrt(20), 0.139], "beta = alpha")
+    assert_hint("6.9", [20, math.sqrt(20), 0.139], "beta^2 = alpha^2")
     assert_hint("6.9", [20, 20, 0.1], "Euler")
     assert_hint("6.9", [20, 20, 2 * math.sqrt(2) / 20], "imaginary")
-    assert_hint("6.9", [20, 20, 0.139 * 2 * math.pi], "no 2 pi")
+    assert_hint("6.9", [20, 20, 0.139 * 2 * math.pi], "2 pi times")
 
 
 # ---------------------------------------------------------------- 6.10 the Baumgarte gain
@@ -400,6 +407,407 @@ def test_6_10_mistakes():
     assert_hint("6.10", 90.0, "close", "less")
     assert_hint("6.10", [40.0, 40.0], "one number")
     assert_correct("6.10", np.float64(40.0))
+
+
+# ---------------------------------------------------------------- variants of 6.6-6.9
+VARIANT_SEEDS = (3, 4, 5, 6, 7)
+
+
+def judged(exercise, answer, params):
+    """The grader's verdict on a value ``answer`` for a student with ``params``."""
+    return judge(get(exercise), [answer], [()], params)
+
+
+def assert_variant_hint(exercise, answer, params, *words):
+    v = judged(exercise, answer, params)
+    assert v.verdict == "wrong", (exercise, params, v)
+    for w in words:
+        assert w in v.hint, (w, v.hint)
+
+
+def variants(exercise):
+    """The parameters of five students (independent generators), all different from each other."""
+    ex = get(exercise)
+    out = [ex.params_for(np.random.default_rng(seed)) for seed in VARIANT_SEEDS]
+    assert ex.variant is not None and ex.params, exercise
+    return out
+
+
+def assert_keys_differ(exercise, params_list):
+    ex = get(exercise)
+    keys = [np.asarray(ex.key(params=p), dtype=float) for p in params_list + [ex.params]]
+    distinct = {tuple(np.round(k.reshape(-1), 9)) for k in keys}
+    assert len(distinct) >= len(keys) - 1, (exercise, keys)  # at most one coincidence among six
+
+
+def test_6_6_variants_minimum_of_the_potential_energy():
+    y = sp.Symbol("y")
+    ps = variants("6.6")
+    for p in ps:
+        V = p["k"] * (y - p["l0"]) ** 2 / 2 + M_RAM * G * y + p["F"] * y
+        (y_rest,) = sp.solve(sp.diff(V, y), y)
+        assert judged("6.6", float(y_rest), p).verdict == "correct"
+        assert judged("6.6", float(y_rest), get("6.6").params).verdict == "wrong" or p == get("6.6").params
+        assert_variant_hint("6.6", p["l0"] - M_RAM * G / p["k"], p, "load is missing")
+        assert_variant_hint("6.6", p["l0"] + (M_RAM * G + p["F"]) / p["k"], p, "compressed")
+        assert_variant_hint("6.6", 1000 * float(y_rest), p, "metres")
+        assert get("6.6").sanity(float(y_rest), **p) is None
+        assert "below the rest length" in get("6.6").sanity(p["l0"] + 0.01, **p)
+    assert_keys_differ("6.6", ps)
+
+
+def test_6_7_variants_step_across_the_limit():
+    roots = np.roots([1 / 24, 1 / 6, 1 / 2, 1])
+    z_rk4 = min(r.real for r in roots if abs(r.imag) < 1e-9)
+    ps = variants("6.7")
+    for p in ps:
+        w = math.sqrt(p["k"] / p["m"])
+        answer = np.array([2 / w, -z_rk4 / w])
+        for step, h in zip((_euler, _rk4), answer, strict=True):
+            assert _growth(step, 0.98 * h, w=w) < 1e-3 and _growth(step, 1.02 * h, w=w) > 1e3
+        assert judged("6.7", answer, p).verdict == "correct"
+        assert_variant_hint("6.7", answer[::-1], p, "swapped")
+        assert_variant_hint("6.7", [1 / w, answer[1]], p, "factor of 2")
+        assert_variant_hint("6.7", answer * w / w**2, p, "not k/m")
+        assert_variant_hint("6.7", [2 / w, 2 * math.sqrt(2) / w], p, "imaginary axis")
+    assert_keys_differ("6.7", ps)
+
+
+def test_6_8_variants_by_the_second_implementation():
+    ps = variants("6.8")
+    for p in ps:
+        assert p["h"] * math.sqrt(G / p["length"]) <= 0.09 and isinstance(p["n"], int)
+        drift = pendulum_drift(n=p["n"], h=p["h"], length=p["length"], theta0=p["theta0"])
+        assert drift[0] > 0 and abs(drift[2]) < 1e-4  # Euler gains energy; RK4 hardly drifts
+        assert judged("6.8", drift, p).verdict == "correct"
+        again = dict(n=p["n"], h=p["h"], length=p["length"], theta0=p["theta0"])
+        assert judged("6.8", pendulum_drift(order="qv", **again), p).verdict == "correct"
+        assert_variant_hint("6.8", pendulum_drift(datum=0.0, **again), p, "lowest point")
+        assert_variant_hint("6.8", pendulum_drift(**{**again, "n": p["n"] + 1}), p, "too many")
+        assert_variant_hint("6.8", [drift[0], drift[0], drift[2]], p, "NEW")
+    assert_keys_differ("6.8", ps)
+
+
+def test_6_9_variants_double_root():
+    s = sp.Symbol("s")
+    roots = np.roots([1 / 24, 1 / 6, 1 / 2, 1])
+    z_rk4 = min(r.real for r in roots if abs(r.imag) < 1e-9)
+    ps = variants("6.9")
+    for p in ps:
+        tau = sp.nsimplify(p["tau"])
+        assert sp.roots(s**2 + 2 * s / tau + 1 / tau**2, s) == {-1 / tau: 2}
+        alpha = 1 / p["tau"]
+        assert judged("6.9", [alpha, alpha, -z_rk4 / alpha], p).verdict == "correct"
+        assert_variant_hint("6.9", [p["tau"], p["tau"], 0.1], p, "rates")
+        assert_variant_hint("6.9", [alpha, alpha**2, 0.1], p, "squared")
+        assert_variant_hint("6.9", [alpha / 2, alpha / 2, 0.1], p, "factor of 2")
+        assert_variant_hint("6.9", [alpha, alpha, 2 / alpha], p, "Euler")
+    assert_keys_differ("6.9", ps)
+
+
+def test_value_exercises_without_variants_are_the_same_for_all():
+    """6.1-6.5 grade topology, a formula choice and a convention of the shared press; 6.10 a range."""
+    for eid in ("6.1", "6.2", "6.3", "6.4", "6.5", "6.10"):
+        assert get(eid).variant is None and not get(eid).has_variants, eid
+
+
+# ---------------------------------------------------------------- 6.11 the trolley, end to end
+TROLLEY = {"m_cart": 4.0, "m_load": 1.5, "length": 0.6, "k": 300.0, "l0": 0.5, "P": 6.0}
+
+
+def trolley_model(rail, m_cart=4.0, m_load=1.5, length=0.6, k=300.0, l0=0.5, P=6.0):
+    """The trolley as a student writes it: ``rail`` names the cart's joints with the rail."""
+    m = PlanarModel(gravity=(0.0, -G))
+    cart = m.add_body("cart", mass=m_cart, inertia=m_cart * 0.2 / 12 * 1.0, position=(l0, 0.0))
+    load = m.add_body("load", mass=m_load, inertia=m_load * length**2 / 12, position=(l0, -length / 2),
+                      angle=-math.pi / 2)
+    for joint in rail:
+        if joint == "wheel front":
+            m.add_point_on_line("ground", cart, (0, 0), (0.2, 0), axis_i=(1, 0))
+        elif joint == "wheel rear":
+            m.add_point_on_line("ground", cart, (0, 0), (-0.2, 0), axis_i=(1, 0))
+        elif joint == "wheel middle":
+            m.add_point_on_line("ground", cart, (0, 0), (0, 0), axis_i=(1, 0))
+        elif joint == "slide":
+            m.add_translational("ground", cart, (0, 0), (0, 0), axis_i=(1, 0))
+        elif joint == "slide front":
+            m.add_translational("ground", cart, (0, 0), (0.2, 0), axis_i=(1, 0))
+    m.add_revolute(cart, load, (0, 0), (-length / 2, 0))
+    m.add_spring_damper("ground", cart, stiffness=k, rest_length=l0)
+    m.add_force(load, (P, 0.0), point=(length / 2, 0.0))
+    return m
+
+
+def test_6_11a_every_colleague_model_by_finite_difference_rank_and_the_report():
+    from mbdlib.exercises.ch06 import COLLEAGUE_RAILS
+
+    seen = set()
+    for rail in COLLEAGUE_RAILS:
+        model = trolley_model(rail)
+        J = fd_jacobian(model)
+        rank = np.linalg.matrix_rank(J, tol=1e-6)
+        dof, redundant = model.n - rank, J.shape[0] - rank
+        assert dof == 2 and redundant >= 1, rail  # every variant repeats a condition
+        report = check_model(model, small_displacement=False)
+        assert report["redundant"].status == "fail" and f"DOF = 6 − {rank} = 2" in report["dof"].detail
+        p = {"rail": list(rail)}
+        assert judged("6.11a", [dof, redundant], p).verdict == "correct"
+        grubler = model.n - J.shape[0]
+        assert_variant_hint("6.11a", [grubler, 0], p, "Grübler")
+        assert_variant_hint("6.11a", [dof, 0], p, "repeat conditions")
+        assert_variant_hint("6.11a", [rank, redundant], p, "rank(Phi_q)")
+        assert_variant_hint("6.11a", [dof, J.shape[0]], p, "every equation")
+        assert_variant_hint("6.11a", [dof, rank], p, "equations - rank")
+        assert get("6.11a").sanity([2.5, 1], **p) and get("6.11a").sanity([dof, redundant], **p) is None
+        seen.add(redundant)
+    assert len(seen) >= 3  # the variants do not all have the same answer
+    # the corrected model (two wheels, no slide) has no redundant equations
+    fixed = trolley_model(("wheel front", "wheel rear"))
+    assert np.linalg.matrix_rank(fd_jacobian(fixed), tol=1e-6) == 4 and check_model(fixed).ok
+
+
+def test_6_11a_public_and_mistakes():
+    assert_correct("6.11a", [2, 2])
+    assert_hint("6.11a", [0, 0], "Grübler")
+    assert_hint("6.11a", [0, 2], "not Grübler's count")
+    assert_hint("6.11a", [2, 0], "repeat conditions")
+    assert_hint("6.11a", [4, 2], "rank(Phi_q)")
+    assert_hint("6.11a", [2, 6], "every equation")
+    assert_hint("6.11a", [2, 4], "equations - rank")
+    assert_hint("6.11a", [1, 2], "two independent motions")
+    assert {tuple(get("6.11a").key(params=p)) for p in variants("6.11a")} >= {(2.0, 1.0), (2.0, 2.0)}
+
+
+def trolley_by_sympy(m_cart, m_load, length, k, l0, P):
+    """Equilibrium [x, θ] (minimum of V) and the frequencies from M, K of the Lagrangian in (x, θ)."""
+    from scipy.linalg import eigh
+
+    x, th, xd, thd = sp.symbols("x theta xdot thetadot", real=True)
+    gx, gy = x + length / 2 * sp.sin(th), -length / 2 * sp.cos(th)  # the load's centre
+    gxd, gyd = sp.diff(gx, x) * xd + sp.diff(gx, th) * thd, sp.diff(gy, th) * thd
+    T = (m_cart * xd**2 + m_load * (gxd**2 + gyd**2) + m_load * length**2 / 12 * thd**2) / 2
+    V = k * (x - l0) ** 2 / 2 + m_load * G * gy - P * (x + length * sp.sin(th))  # P at the lower end
+    rest = sp.nsolve([sp.diff(V, x), sp.diff(V, th)], [x, th], [l0, 0.3], prec=30)
+    at = {x: rest[0], th: rest[1]}
+    M = np.array(sp.hessian(T, (xd, thd)).subs(at), dtype=float)
+    K = np.array(sp.hessian(V, (x, th)).subs(at), dtype=float)
+    assert np.all(np.linalg.eigvalsh(K) > 0)  # a minimum: a stable rest
+    return np.array([float(rest[0]), float(rest[1])]), np.sqrt(eigh(K, M, eigvals_only=True))
+
+
+def test_6_11b_c_public_by_sympy_and_mistakes():
+    rest, w = trolley_by_sympy(**TROLLEY)
+    assert_correct("6.11b", rest)
+    assert_correct("6.11c", w)
+    x, th = rest
+    p, m = TROLLEY["P"], TROLLEY["m_load"]
+    assert_hint("6.11b", [x, math.degrees(th)], "radians")
+    assert_hint("6.11b", [th, x], "order")
+    assert_hint("6.11b", [x, math.atan(p / (m * G))], "lever arms differ")
+    assert_hint("6.11b", [x, math.atan(p / (2 * m * G))], "swapped")
+    assert_hint("6.11b", [x, math.pi / 2 - th], "downward vertical")
+    assert_hint("6.11b", [2 * TROLLEY["l0"] - x, th], "stretched")
+    assert_hint("6.11b", [x - TROLLEY["l0"], th], "not the spring's stretch")
+    assert_hint("6.11b", [TROLLEY["l0"], th], "carries it")
+    assert_hint("6.11b", [x, 1.1 * th], "entry [1]")
+    assert_hint("6.11c", w[::-1], "ascending")
+    assert_hint("6.11c", w / (2 * math.pi), "Hz")
+    assert_hint("6.11c", w**2, "omega^2")
+    hanging, _ = trolley_by_sympy(**{**TROLLEY, "P": 0.0})  # P = 0: the frequencies about theta = 0
+    assert abs(hanging[1]) < 1e-12
+    assert_hint("6.11c", _frequencies_hanging(**TROLLEY), "hanging position")
+    assert_hint("6.11c", _frequencies_without(**TROLLEY, tag=False), "stiffness term is missing")
+    assert_hint("6.11c", _frequencies_without(**TROLLEY, coupling=False), "coupled")
+    assert_hint("6.11c", _frequencies_without(**TROLLEY, inertia=1 / 12), "parallel axis")
+
+
+def _frequencies_hanging(m_cart, m_load, length, k, l0, P):
+    """Linearized about theta = 0 (the tag line forgotten): sympy with P = 0."""
+    return trolley_by_sympy(m_cart, m_load, length, k, l0, 0.0)[1]
+
+
+def _frequencies_without(m_cart, m_load, length, k, l0, P, tag=True, coupling=True, inertia=1 / 3):
+    """The 2 x 2 problem at the true rest angle, written out with one term changed."""
+    from scipy.linalg import eigh
+
+    th = math.atan(2 * P / (m_load * G))
+    c = m_load * length / 2 * math.cos(th) if coupling else 0.0
+    M = np.array([[m_cart + m_load, c], [c, inertia * m_load * length**2]])
+    K = np.diag([k, m_load * G * length / 2 * math.cos(th) + (P * length * math.sin(th) if tag else 0.0)])
+    return np.sqrt(eigh(K, M, eigvals_only=True))
+
+
+def test_6_11b_c_variants_by_sympy():
+    ps_b, ps_c = variants("6.11b"), variants("6.11c")
+    for p in ps_b + ps_c:
+        rest, w = trolley_by_sympy(**p)
+        assert math.radians(14) < rest[1] < math.radians(61) and p["m_cart"] >= 2 * p["m_load"]
+        assert judged("6.11b", rest, p).verdict == "correct"
+        assert judged("6.11c", w, p).verdict == "correct"
+        assert_variant_hint("6.11b", [rest[0], math.degrees(rest[1])], p, "radians")
+        assert_variant_hint("6.11b", [p["l0"], rest[1]], p, "carries it")
+        assert_variant_hint("6.11c", w**2, p, "omega^2")
+        assert_variant_hint("6.11c", _frequencies_without(**p, tag=False), p, "stiffness term is missing")
+        assert_variant_hint("6.11c", _frequencies_without(**p, coupling=False), p, "coupled")
+        assert get("6.11b").sanity(rest, **p) is None and get("6.11c").sanity(w, **p) is None
+        assert "radians" in get("6.11b").sanity([rest[0], math.degrees(rest[1])], **p)
+        assert "ascending" in get("6.11c").sanity(w[::-1], **p)
+    assert_keys_differ("6.11b", ps_b)
+    assert_keys_differ("6.11c", ps_c)
+
+
+def test_6_11_hints_print_no_expected_value():
+    for eid in ("6.11a", "6.11b", "6.11c", "6.12"):
+        ex = get(eid)
+        for mistake in ex.mistakes:
+            assert not re.search(r"\d\.\d", mistake.hint), (eid, mistake.hint)
+
+
+# ---------------------------------------------------------------- 6.12 the largest stable step, a function
+def _step_matrix(A, h, method):
+    """One step of explicit Euler or classical RK4 on x' = A x, as a matrix (applied to each unit vector)."""
+    A = np.asarray(A, dtype=float)
+
+    def f(x):
+        return A @ x
+
+    cols = []
+    for x in np.eye(len(A)):
+        if method == "euler":
+            cols.append(x + h * f(x))
+        else:
+            k1 = f(x)
+            k2 = f(x + h / 2 * k1)
+            k3 = f(x + h / 2 * k2)
+            k4 = f(x + h * k3)
+            cols.append(x + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4))
+    return np.column_stack(cols)
+
+
+def _radius(A, h, method):
+    return float(np.max(np.abs(np.linalg.eigvals(_step_matrix(A, h, method)))))
+
+
+def brute_force_step(A, method):
+    """The first h where the step matrix's spectral radius exceeds 1: a scan, then bisection."""
+    hs = np.geomspace(1e-5, 10.0, 300)  # the stable steps form one interval (0, h]: a coarse scan will do
+    k = next(i for i, h in enumerate(hs) if _radius(A, h, method) > 1 + 1e-13)
+    lo, hi = hs[k - 1], hs[k]
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if _radius(A, mid, method) <= 1 + 1e-13 else (lo, mid)
+    return (lo + hi) / 2
+
+
+def step_function(A, method):
+    """A student's solution: Euler in closed form, RK4 by brentq on each eigenvalue's ray."""
+    from scipy.optimize import brentq
+
+    lam = np.linalg.eigvals(np.asarray(A, dtype=float))
+    if method == "euler":
+        return float(np.min(-2 * lam.real / np.abs(lam) ** 2))
+
+    def excess(h, x):
+        z = h * x
+        return abs(1 + z + z**2 / 2 + z**3 / 6 + z**4 / 24) - 1
+
+    return float(min(brentq(excess, 1e-9 / abs(x), 3 / abs(x), args=(x,), xtol=1e-15) for x in lam))
+
+
+def test_6_12_reference_by_brute_force_on_public_and_hidden_cases():
+    ex = get("6.12")
+    cases = ex.grading_cases(None)
+    for seed in (3, 4):
+        cases += ex.grading_cases(np.random.default_rng(seed))
+    sizes = {len(A) for A, _ in cases}
+    assert sizes - {2, 3, 4}, sizes  # hidden cases have other sizes than the public ones
+    for A, method in cases:
+        key = ex.key(A, method)
+        assert key == pytest.approx(brute_force_step(A, method), rel=1e-7), (A, method)
+        grid = np.linspace(0.01, 1.0, 60) * key
+        assert all(_radius(A, h, method) <= 1 + 1e-12 for h in grid)  # every smaller step is stable
+        assert _radius(A, 1.001 * key, method) > 1
+    assert_correct("6.12", step_function)
+
+
+def test_6_12_rk4_region_along_every_ray():
+    from mbdlib.exercises.ch06 import _rk4_reach
+
+    def R(z):
+        return 1 + z + z**2 / 2 + z**3 / 6 + z**4 / 24
+
+    r = np.linspace(1e-6, 3.2, 32001)
+    for phi in np.linspace(0.501 * np.pi, 1.499 * np.pi, 301):
+        u = np.exp(1j * phi)
+        outside = np.abs(R(r * u)) > 1
+        first = r[np.argmax(outside)]
+        assert np.all(np.diff(outside.astype(int)) >= 0)  # one crossing: stable, then unstable for good
+        assert _rk4_reach(u) == pytest.approx(first, abs=2e-4)
+
+
+def test_6_12_mistakes_on_public_and_hidden_cases():
+    ex = get("6.12")
+
+    def real_only(A, method):
+        lam = np.linalg.eigvals(A)
+        return {"euler": 2.0, "rk4": 2.785293563}[method] / np.max(np.abs(lam.real))
+
+    def modulus(A, method):
+        return {"euler": 2.0, "rk4": 2.785293563}[method] / np.max(np.abs(np.linalg.eigvals(A)))
+
+    def slowest(A, method):
+        return max(step_function(np.array([[x.real, x.imag], [-x.imag, x.real]]), method)
+                   for x in np.linalg.eigvals(A))
+
+    def fastest_only(A, method):
+        lam = np.linalg.eigvals(A)
+        x = lam[np.argmax(np.abs(lam))]
+        return step_function(np.array([[x.real, x.imag], [-x.imag, x.real]]), method)
+
+    def euler_for_rk4(A, method):
+        return step_function(A, "euler")
+
+    def swapped(A, method):
+        return step_function(A, "rk4" if method == "euler" else "euler")
+
+    def imaginary_axis(A, method):
+        return step_function(A, "euler") if method == "euler" else 2 * math.sqrt(2) / np.max(
+            np.abs(np.linalg.eigvals(A)))
+
+    expect = [(real_only, "only the real parts"), (modulus, "negative real axis"),
+              (euler_for_rk4, "explicit Euler's stability function"), (swapped, "swapped"),
+              (slowest, "slowest mode"), (fastest_only, "largest |lambda| does not always"),
+              (imaginary_axis, "imaginary axis only")]
+    for wrong, words in expect:
+        assert_hint("6.12", wrong, words)
+        for seed in VARIANT_SEEDS:  # the grader's hidden cases give the same hint
+            cases = ex.grading_cases(np.random.default_rng(seed))
+            v = judge(ex, [wrong(*c) for c in cases], cases, {})
+            assert v.verdict == "wrong" and words in v.hint, (seed, words, v)
+    assert_hint("6.12", lambda A, method: 2 * step_function(A, method), "factor of 2")
+    err = evaluate("6.12", lambda A, method: A[7, 7])
+    assert err.verdict == "error" and "IndexError" in err.hint
+    assert evaluate("6.12", lambda A, method: None).verdict == "unanswered"
+
+
+def test_6_12_right_only_on_the_public_cases_is_wrong_on_hidden_ones():
+    ex = get("6.12")
+    table = [(A, method, ex.key(A, method)) for A, method in ex.grading_cases(None)]
+
+    def lookup(A, method):
+        for B, m, h in table:
+            if m == method and np.shape(A) == B.shape and np.allclose(A, B):
+                return h
+        return 0.01
+
+    assert_correct("6.12", lookup)
+    for seed in VARIANT_SEEDS:
+        cases = ex.grading_cases(np.random.default_rng(seed))
+        assert judge(ex, [lookup(*c) for c in cases], cases, {}).verdict == "wrong"
+        assert judge(ex, [step_function(*c) for c in cases], cases, {}).verdict == "correct"
+    # the hidden cases differ between students
+    one, two = (ex.grading_cases(np.random.default_rng(s)) for s in (1, 2))
+    assert not np.allclose(one[0][0].reshape(-1)[:1], two[0][0].reshape(-1)[:1])
 
 
 # ---------------------------------------------------------------- never crash, never accept junk

@@ -17,6 +17,22 @@ motion, so the problem is stiff and the adaptive RK45 shrinks its step roughly a
 gain.  The other exercises are numbers: degrees of freedom, the ram's static position,
 stable step sizes, energy drift of three integrators, Baumgarte gains.
 
+6.11a-c model one mechanism end to end through the checklist, each part graded on its own: a crane
+trolley on a spring-held drive with a load (a bar) hanging from it, pulled sideways by a tag line.
+(a) DOF and redundant equations of a colleague's model whose rail joints repeat conditions (by the
+report or by rank); (b) the static equilibrium under the tag line, [x, θ]; (c) the two small-oscillation
+frequencies about it (the reference linearizes mbdlib's KKT accelerations on the constraint manifold;
+the mistakes are closed forms in (x, θ)).  6.12 asks for a FUNCTION, ``stable_step(A, method)``: the
+largest fixed step of explicit Euler or RK4 on ẋ = A x, graded on hidden random systems of other sizes.
+
+**Variants.** 6.6-6.9 and 6.11a-c draw each student's numbers (``params``/``variant``; the public
+numbers are the notebook's); 6.12 draws its hidden cases.  The others are the same for everyone: 6.1
+and 6.2-6.5 grade topology, a formula choice and a convention of the shared press (its numbers do not
+change what is graded, and varying them would change the press every exercise builds on), and 6.10's
+answer is a range of gains measured by simulation.  A multi-part problem's parts draw their numbers
+independently (the grading core seeds each exercise id on its own), so a released notebook gives 6.11b
+and 6.11c their own data cells; the student builds the model as a function of the numbers.
+
 =====  ======================================================  ======
 id     exercise                                                points
 =====  ======================================================  ======
@@ -30,6 +46,10 @@ id     exercise                                                points
 6.8    Energy drift: explicit Euler, symplectic Euler, RK4     3
 6.9    Baumgarte gains for a time constant, and the RK4 step   2
 6.10   Find the error: a too-large Baumgarte gain              2
+6.11a  Trolley and load: DOF and redundant equations           1
+6.11b  Trolley and load: static equilibrium [x, θ]             2
+6.11c  Trolley and load: small-oscillation frequencies         2
+6.12   Largest stable step for a linear system (a function)    2
 =====  ======================================================  ======
 
 References: document 001 §3 and §5 (the modelling checklist, Baumgarte stabilization);
@@ -49,7 +69,7 @@ from functools import cache
 import numpy as np
 from scipy.optimize import brentq
 
-from ..dae import accelerations
+from ..dae import accelerations, static_equilibrium
 from ..planar import PlanarModel
 from .core import Exercise, Mistake, register
 
@@ -64,7 +84,6 @@ I_CRANK, I_ROD = M_CRANK * R**2 / 12, M_ROD * L**2 / 12  # uniform bars, about t
 I_RAM = M_RAM * (RAM_W**2 + RAM_H**2) / 12
 K_SPRING, L0_SPRING, F_LOAD = 2.0e4, 0.30, 300.0  # 6.6: N/m, m, N (downwards on the ram)
 M_OSC, K_OSC = 2.0, 800.0  # 6.7: kg, N/m; critically damped: c = 2 sqrt(k m)
-C_OSC = 2 * math.sqrt(K_OSC * M_OSC)
 PEND_L, PEND_M, PEND_THETA0, PEND_H, PEND_N = 1.0, 1.0, 1.0, 0.01, 500  # 6.8: m, kg, rad, s, steps
 TAU = 0.05  # 6.9: s, time constant of the violation
 GAIN_GIVEN = 500.0  # 6.10: the colleague's alpha = beta, 1/s
@@ -259,7 +278,7 @@ register(
                          "a negative Grübler count does not make the DOF negative: the two guides impose the "
                          "same conditions twice, so DOF = coordinates - rank(Phi_q)"),
             Mistake.when(_features_are(None, None, 0),
-                         "the press does move (the crank turns): DOF = coordinates - rank(Phi_q) = 9 - 8"),
+                         "the press does move (the crank turns): DOF = coordinates - rank(Phi_q)"),
         ],
     )
 )
@@ -406,54 +425,69 @@ register(
                          "this is still the gravity of the statement: check_model warns twice (units: 9810 "
                          "suggests mm/s^2; gravity points up)"),
             Mistake.when(_gravity_is(0.0, -1000 * G),
-                         "the direction is right now, but 9810 is g in mm/s^2: the model is in metres, so "
-                         "g = 9.81 m/s^2"),
+                         "the direction is right now, but 9810 is g in mm/s^2: the model is in metres"),
             Mistake.when(_gravity_is(0.0, G),
-                         "SI units now, but gravity still points up (+y): y is up in this model, so g = (0, "
-                         "-9.81)"),
+                         "SI units now, but gravity still points up (+y): y is up in this model"),
             Mistake.when(lambda s, e: s.shape == (2,) and np.isclose(abs(s[0]), G, rtol=2e-3) and s[1] == 0,
                          "gravity acts along y (vertical) in this model, not along x"),
             Mistake.when(lambda s, e: s.shape == (2,) and np.isclose(s[1], -1.0),
-                         "gravity is an acceleration (m/s^2), not a unit direction: (0, -9.81)"),
+                         "gravity is an acceleration (m/s^2), not a unit direction: its size is g"),
         ],
     )
 )
 
 
 # ------------------------------------------------------------------ 6.6 static position of the ram
-def ram_on_spring(load=F_LOAD) -> PlanarModel:
+def ram_on_spring(load=F_LOAD, stiffness=K_SPRING, rest_length=L0_SPRING) -> PlanarModel:
     """The ram alone on its vertical guide, sitting on a spring from the frame at (0, 0).
 
-    Spring: stiffness ``K_SPRING``, rest length ``L0_SPRING``, to the ram's centre; a constant
-    downward load ``load`` on the ram; gravity ``-G`` along y.
+    Spring: ``stiffness`` (N/m), ``rest_length`` (m), to the ram's centre; a constant downward
+    load ``load`` (N) on the ram; gravity ``-G`` along y.
 
     >>> ram_on_spring().dof_report().dof
     1
     """
     m = PlanarModel(gravity=(0.0, -G))
-    ram = m.add_body("ram", mass=M_RAM, inertia=I_RAM, position=(0.0, L0_SPRING))
+    ram = m.add_body("ram", mass=M_RAM, inertia=I_RAM, position=(0.0, rest_length))
     m.add_translational("ground", ram, (0.0, 0.0), (0.0, 0.0), axis_i=(0.0, 1.0), name="guide")
-    m.add_spring_damper("ground", ram, stiffness=K_SPRING, rest_length=L0_SPRING, name="spring")
+    m.add_spring_damper("ground", ram, stiffness=stiffness, rest_length=rest_length, name="spring")
     if load:
         m.add_force(ram, (0.0, -load), name="pressing load")
     return m
 
 
 @cache
-def _static_height():
+def _static_height(k=K_SPRING, l0=L0_SPRING, F=F_LOAD):
     """The height y where the library's KKT acceleration of the ram vanishes (brentq)."""
-    m = ram_on_spring()
+    m = ram_on_spring(F, k, l0)
 
     def ydd(y):
         return accelerations(m, 0.0, np.array([0.0, y, 0.0]), np.zeros(3))[0][1]
 
-    return float(brentq(ydd, 0.01, L0_SPRING + 0.1, xtol=1e-14))
+    return float(brentq(ydd, 0.01 * l0, l0 + 0.1, xtol=1e-14))
 
 
-def _height(weight=True, load=True, sign=-1.0, scale=1.0, mass=M_RAM):
+def _height(k, l0, F, weight=True, load=True, sign=-1.0, scale=1.0, mass=M_RAM):
     """y = l0 - (m g + F)/k, with a chosen mistake."""
-    force = (mass * G if weight else 0.0) + (F_LOAD if load else 0.0)
-    return scale * (L0_SPRING + sign * force / K_SPRING)
+    force = (mass * G if weight else 0.0) + (F if load else 0.0)
+    return scale * (l0 + sign * force / k)
+
+
+def _spring_variant(rng) -> dict:
+    """Stiffness 10-40 kN/m, rest length 0.20-0.40 m, load 100-600 N (the ram's 20 kg stay)."""
+    return {"k": float(rng.integers(20, 81) * 500.0), "l0": float(rng.integers(20, 41) / 100),
+            "F": float(rng.integers(10, 61) * 10.0)}
+
+
+def _height_sanity(answer, k, l0, F) -> str | None:
+    y = float(np.asarray(answer, dtype=float).reshape(-1)[0])
+    if y > 10 * l0:
+        return "the height is far above the spring's rest length: give it in metres"
+    if y >= l0:
+        return "the ram sits on the spring and is pushed down: at rest it is below the rest length"
+    if y <= 0:
+        return "the height of the ram's centre above the anchor at (0, 0) is positive"
+    return None
 
 
 register(
@@ -462,18 +496,21 @@ register(
         "The ram's static position on its spring",
         1,
         reference=_static_height,
+        params={"k": K_SPRING, "l0": L0_SPRING, "F": F_LOAD},
+        variant=_spring_variant,
+        sanity=_height_sanity,
         mistakes=[
-            Mistake(lambda: _height(load=False),
-                    "the pressing load is missing: at rest the spring carries the weight AND the 300 N load"),
-            Mistake(lambda: _height(weight=False),
+            Mistake(lambda **p: _height(**p, load=False),
+                    "the pressing load is missing: at rest the spring carries the weight AND the load F"),
+            Mistake(lambda **p: _height(**p, weight=False),
                     "the ram's weight m g is missing: the spring carries it too"),
-            Mistake(lambda: _height(sign=1.0),
-                    "the spring is compressed, not stretched: the ram sits ON it, so y = l0 - (m g + F)/k"),
-            Mistake(lambda: (M_RAM * G + F_LOAD) / K_SPRING,
-                    "that is the deflection (m g + F)/k; the question asks for the ram's height y = l0 - "
-                    "deflection"),
-            Mistake(lambda: _height(scale=1000.0), "give the height in metres, not millimetres"),
-            Mistake(lambda: _height(mass=1.0),
+            Mistake(lambda **p: _height(**p, sign=1.0),
+                    "the spring is compressed, not stretched: the ram sits ON it, below the rest length"),
+            Mistake(lambda k, l0, F: (M_RAM * G + F) / k,
+                    "that is the spring's deflection; the question asks for the height of the ram's centre "
+                    "above the anchor at (0, 0)"),
+            Mistake(lambda **p: _height(**p, scale=1000.0), "give the height in metres, not millimetres"),
+            Mistake(lambda **p: _height(**p, mass=1.0),
                     "the weight is m g = 20 kg x 9.81 m/s^2 (you used g alone, as a force)"),
         ],
     )
@@ -505,27 +542,41 @@ def largest_stable_step(eigenvalues, stability_function) -> float:
     return float(brentq(lambda h: float(excess(h)), grid[k - 1], grid[k], xtol=1e-15))
 
 
-def _oscillator_eigenvalues():
-    A = np.array([[0.0, 1.0], [-K_OSC / M_OSC, -C_OSC / M_OSC]])
-    return np.linalg.eigvals(A)
+def _omega(m, k):
+    return math.sqrt(k / m)
 
 
 @cache
-def _steps():
-    lam = _oscillator_eigenvalues()
+def _steps(m=M_OSC, k=K_OSC):
+    """Critically damped: ẍ + 2ω ẋ + ω² x = 0, the eigenvalues of the state matrix are both -ω."""
+    c = 2 * math.sqrt(k * m)
+    lam = np.linalg.eigvals(np.array([[0.0, 1.0], [-k / m, -c / m]]))
     return np.array([largest_stable_step(lam, _r_euler), largest_stable_step(lam, _r_rk4)])
 
 
-OMEGA = math.sqrt(K_OSC / M_OSC)
+def _oscillator_variant(rng) -> dict:
+    """Mass 0.5-5 kg, stiffness 100-3000 N/m (omega from about 4.5 to 77 rad/s)."""
+    return {"m": float(rng.integers(5, 51) / 10), "k": float(rng.integers(2, 61) * 50.0)}
 
 
-def _step_entry(index, value):
+def _positive_steps(answer, **_) -> str | None:
+    a = np.asarray(answer, dtype=float).reshape(-1)
+    if np.any(a <= 0):
+        return "a step size is a positive time (s)"
+    return None
+
+
+def _step_entry(index, factor):
+    """Predicate: entry ``index`` is ``factor / omega`` (omega = 2 / the key's Euler step)."""
     def test(student, expected):
         s = np.asarray(student, dtype=float).reshape(-1)
-        return s.shape == (2,) and bool(np.isclose(s[index], value, rtol=2e-3))
+        omega = 2.0 / float(np.asarray(expected, dtype=float).reshape(-1)[0])
+        return s.shape == (2,) and bool(np.isclose(s[index], factor / omega, rtol=2e-3, atol=0.0))
 
     return test
 
+
+RK4_EDGE = 2.785293563405282  # -z of RK4's real stability limit, R(z) = 1 (for the mistakes' closed forms)
 
 register(
     Exercise(
@@ -534,48 +585,49 @@ register(
         2,
         reference=_steps,
         rtol=2e-3,  # 2.785 to four digits is enough
+        params={"m": M_OSC, "k": K_OSC},
+        variant=_oscillator_variant,
+        sanity=_positive_steps,
         mistakes=[
-            Mistake(lambda: np.array([2.0, 2.785]) * 2 * math.pi / OMEGA,
-                    "you used the frequency f = omega/(2 pi) in Hz; the bound h <= 2/|lambda| needs the "
+            Mistake(lambda m, k: np.array([2.0, RK4_EDGE]) * 2 * math.pi / _omega(m, k),
+                    "you used the frequency f = omega/(2 pi) in Hz; the stability bound needs the "
                     "eigenvalue in rad/s: omega = sqrt(k/m)"),
-            Mistake(lambda: np.array([2.0, 2.785]) / OMEGA**2,
+            Mistake(lambda m, k: np.array([2.0, RK4_EDGE]) / _omega(m, k) ** 2,
                     "omega = sqrt(k/m), not k/m"),
-            Mistake(lambda: np.array([2.785, 2.0]) / OMEGA, "the two values are swapped: (Euler, RK4)"),
-            Mistake.when(_step_entry(0, 1.0 / OMEGA),
-                         "explicit Euler: |1 + h lambda| <= 1 with lambda = -omega gives h <= 2/omega "
-                         "(the factor "
-                         "2)"),
+            Mistake(lambda m, k: np.array([RK4_EDGE, 2.0]) / _omega(m, k),
+                    "the two values are swapped: (Euler, RK4)"),
+            Mistake.when(_step_entry(0, 1.0),
+                         "explicit Euler's step is off by a factor of 2: solve |1 + h lambda| <= 1 for the "
+                         "real lambda = -omega"),
             Mistake.when(_step_entry(0, 0.0),
                          "explicit Euler is never stable on the UNDAMPED oscillator; this one is critically "
-                         "damped: both eigenvalues are -omega (real), so h <= 2/omega"),
-            Mistake.when(_step_entry(1, 2 * math.sqrt(2) / OMEGA),
+                         "damped: both eigenvalues are -omega (real), and |1 + h lambda| <= 1 has room"),
+            Mistake.when(_step_entry(1, 2 * math.sqrt(2)),
                          "2 sqrt(2)/omega is RK4's bound on the imaginary axis (undamped); with "
-                         "critical damping "
-                         "lambda = -omega is real and RK4's real interval is [-2.785, 0]"),
-            Mistake.when(_step_entry(1, 2.0 / OMEGA),
-                         "2/omega is explicit Euler's bound; RK4's stability polynomial stays below 1 "
-                         "down to "
-                         "z = -2.785 on the real axis"),
-            Mistake.when(_step_entry(1, 1.0 / OMEGA),
-                         "RK4: |1 + z + z^2/2 + z^3/6 + z^4/24| <= 1 for -2.785 <= z <= 0, so h <= "
-                         "2.785/omega"),
+                         "critical damping lambda = -omega is real: use RK4's interval on the real axis"),
+            Mistake.when(_step_entry(1, 2.0),
+                         "RK4's step is explicit Euler's bound; RK4's stability polynomial stays within "
+                         "|R| <= 1 further out along the negative real axis"),
+            Mistake.when(_step_entry(1, 1.0),
+                         "RK4's step is too small: find where |1 + z + z^2/2 + z^3/6 + z^4/24| = 1 on the "
+                         "negative real axis (between z = -3 and z = -2)"),
         ],
     )
 )
 
 
 # ------------------------------------------------------------------ 6.8 energy drift
-def _pendulum_rhs(theta, omega):
-    return omega, -G / PEND_L * math.sin(theta)
+def _pendulum_rhs(theta, omega, length=PEND_L):
+    return omega, -G / length * math.sin(theta)
 
 
-def pendulum_energy(theta, omega, datum="bottom"):
+def pendulum_energy(theta, omega, datum="bottom", length=PEND_L):
     """½ m L² ω² + m g L (1 - cos θ) (``datum="pivot"``: potential -m g L cos θ) [J]."""
-    V = PEND_M * G * PEND_L * ((1 - math.cos(theta)) if datum == "bottom" else -math.cos(theta))
-    return 0.5 * PEND_M * PEND_L**2 * omega**2 + V
+    V = PEND_M * G * length * ((1 - math.cos(theta)) if datum == "bottom" else -math.cos(theta))
+    return 0.5 * PEND_M * length**2 * omega**2 + V
 
 
-def integrate_pendulum(method: str, h=PEND_H, n=PEND_N, theta=PEND_THETA0, omega=0.0):
+def integrate_pendulum(method: str, h=PEND_H, n=PEND_N, theta=PEND_THETA0, omega=0.0, length=PEND_L):
     """(θ, ω) after ``n`` steps of ``method`` in {"euler", "symplectic", "symplectic_qfirst", "rk4"}.
 
     Explicit Euler: both from the old state; symplectic Euler: ``ω`` first, then ``θ`` with the
@@ -585,21 +637,24 @@ def integrate_pendulum(method: str, h=PEND_H, n=PEND_N, theta=PEND_THETA0, omega
     >>> round(omega, 7), round(theta - PEND_THETA0, 9)
     (-0.0825483, -0.000825483)
     """
-    for _ in range(n):
+    def rhs(th, om):
+        return _pendulum_rhs(th, om, length)
+
+    for _ in range(int(n)):
         if method == "euler":
-            d_theta, d_omega = _pendulum_rhs(theta, omega)
+            d_theta, d_omega = rhs(theta, omega)
             theta, omega = theta + h * d_theta, omega + h * d_omega
         elif method == "symplectic":
-            omega = omega + h * _pendulum_rhs(theta, omega)[1]
+            omega = omega + h * rhs(theta, omega)[1]
             theta = theta + h * omega
         elif method == "symplectic_qfirst":
             theta = theta + h * omega
-            omega = omega + h * _pendulum_rhs(theta, omega)[1]
+            omega = omega + h * rhs(theta, omega)[1]
         elif method == "rk4":
-            k1 = _pendulum_rhs(theta, omega)
-            k2 = _pendulum_rhs(theta + h / 2 * k1[0], omega + h / 2 * k1[1])
-            k3 = _pendulum_rhs(theta + h / 2 * k2[0], omega + h / 2 * k2[1])
-            k4 = _pendulum_rhs(theta + h * k3[0], omega + h * k3[1])
+            k1 = rhs(theta, omega)
+            k2 = rhs(theta + h / 2 * k1[0], omega + h / 2 * k1[1])
+            k3 = rhs(theta + h / 2 * k2[0], omega + h / 2 * k2[1])
+            k4 = rhs(theta + h * k3[0], omega + h * k3[1])
             theta += h / 6 * (k1[0] + 2 * k2[0] + 2 * k3[0] + k4[0])
             omega += h / 6 * (k1[1] + 2 * k2[1] + 2 * k3[1] + k4[1])
         else:
@@ -608,10 +663,21 @@ def integrate_pendulum(method: str, h=PEND_H, n=PEND_N, theta=PEND_THETA0, omega
 
 
 @cache
-def _drift(methods=("euler", "symplectic", "rk4"), n=PEND_N, datum="bottom", relative=True):
-    E0 = pendulum_energy(PEND_THETA0, 0.0, datum)
-    errors = [pendulum_energy(*integrate_pendulum(m, n=n), datum) - E0 for m in methods]
+def _drift(methods=("euler", "symplectic", "rk4"), length=PEND_L, theta0=PEND_THETA0, h=PEND_H, n=PEND_N,
+           datum="bottom", relative=True):
+    E0 = pendulum_energy(theta0, 0.0, datum, length)
+    errors = [pendulum_energy(*integrate_pendulum(m, h, n, theta0, 0.0, length), datum, length) - E0
+              for m in methods]
     return np.array(errors) / (E0 if relative else 1.0)
+
+
+def _pendulum_variant(rng) -> dict:
+    """Length 0.5-2 m, release angle 0.5-1.4 rad, step 5-20 ms, 3-8 s of motion (h sqrt(g/L) <= 0.09)."""
+    length = float(rng.integers(10, 41) * 0.05)
+    steps = [h for h in (0.005, 0.01, 0.015, 0.02) if h * math.sqrt(G / length) <= 0.09]
+    h = float(rng.choice(steps))
+    return {"length": round(length, 2), "theta0": round(float(rng.integers(10, 29) * 0.05), 2),
+            "h": h, "n": int(round(float(rng.integers(3, 9)) / h))}
 
 
 register(
@@ -619,23 +685,27 @@ register(
         "6.8",
         "Energy drift of explicit Euler, symplectic Euler and RK4",
         3,
-        reference=_drift,
+        reference=lambda **p: _drift(**p),
         rtol=1e-6,
         atol=1e-12,
-        alternatives=[lambda: _drift(("euler", "symplectic_qfirst", "rk4"))],
+        params={"length": PEND_L, "theta0": PEND_THETA0, "h": PEND_H, "n": PEND_N},
+        variant=_pendulum_variant,
+        alternatives=[lambda **p: _drift(("euler", "symplectic_qfirst", "rk4"), **p)],
         mistakes=[
-            Mistake(lambda: _drift(datum="pivot"),
+            Mistake(lambda **p: _drift(datum="pivot", **p),
                     "measure the potential energy from the lowest point as stated, V = m g L (1 - cos "
-                    "theta): "
-                    "with V = -m g L cos theta, E0 is different and so is the relative error"),
-            Mistake(lambda: _drift(relative=False),
+                    "theta): with V = -m g L cos theta, E0 is different and so is the relative error"),
+            Mistake(lambda **p: _drift(relative=False, **p),
                     "those are absolute energy errors (J); divide by E0 for the relative ones"),
-            Mistake(lambda: -_drift(), "the sign is wrong: (E_N - E_0)/E_0 (explicit Euler GAINS energy)"),
-            Mistake(lambda: _drift(("euler", "euler", "rk4")),
+            Mistake(lambda **p: -_drift(**p),
+                    "the sign is wrong: (E_N - E_0)/E_0 (explicit Euler GAINS energy)"),
+            Mistake(lambda **p: _drift(("euler", "euler", "rk4"), **p),
                     "your symplectic Euler is explicit Euler: update omega first, then theta with the NEW "
                     "omega"),
-            Mistake(lambda: _drift(n=PEND_N + 1), "one step too many: N = 500 steps reach t = 5 s"),
-            Mistake(lambda: _drift(n=PEND_N - 1), "one step too few: N = 500 steps reach t = 5 s"),
+            Mistake(lambda n, **p: _drift(n=n + 1, **p),
+                    "one step too many: N steps of h reach t = N h"),
+            Mistake(lambda n, **p: _drift(n=n - 1, **p),
+                    "one step too few: N steps of h reach t = N h"),
         ],
     )
 )
@@ -643,23 +713,30 @@ register(
 
 # ------------------------------------------------------------------ 6.9 Baumgarte gains
 @cache
-def _baumgarte_design():
-    """alpha = beta = 1/τ: s² + 2αs + β² = (s + 1/τ)²; RK4 keeps h·(1/τ) inside [-2.785, 0]."""
-    alpha = 1.0 / TAU
+def _baumgarte_design(tau=TAU):
+    """alpha = beta = 1/τ: s² + 2αs + β² = (s + 1/τ)²; RK4 keeps h·(1/τ) inside its real interval."""
+    alpha = 1.0 / tau
     return np.array([alpha, alpha, largest_stable_step([-alpha], _r_rk4)])
 
 
-def _design(alpha, beta, h_factor=None):
-    h = largest_stable_step([-alpha], _r_rk4) if h_factor is None else h_factor / alpha
-    return np.array([alpha, beta, h])
+def _design(alpha, beta, h_factor):
+    return np.array([alpha, beta, h_factor / alpha])
 
 
-def _gains_are(alpha, beta):
+def _gains_are(alpha_of_tau, beta_of_tau):
+    """Predicate: the gains are these functions of τ (τ = 1 / the key's alpha); the step is not compared."""
     def test(student, expected):
         s = np.asarray(student, dtype=float).reshape(-1)
-        return s.shape == (3,) and bool(np.allclose(s[:2], [alpha, beta], rtol=1e-3))
+        tau = 1.0 / float(np.asarray(expected, dtype=float).reshape(-1)[0])
+        gains = [alpha_of_tau(tau), beta_of_tau(tau)]
+        return s.shape == (3,) and bool(np.allclose(s[:2], gains, rtol=1e-3))
 
     return test
+
+
+def _tau_variant(rng) -> dict:
+    """Time constants from 10 to 200 ms."""
+    return {"tau": round(float(rng.integers(2, 41) * 0.005), 3)}
 
 
 register(
@@ -669,25 +746,28 @@ register(
         2,
         reference=_baumgarte_design,
         rtol=2e-3,
+        params={"tau": TAU},
+        variant=_tau_variant,
+        sanity=_positive_steps,
         mistakes=[
-            Mistake.when(_gains_are(TAU, TAU), "alpha and beta are rates (1/s): the roots are s = -1/tau, so "
-                                               "alpha = beta = 1/tau"),
-            Mistake.when(_gains_are(1 / TAU, 1 / TAU**2),
-                         "beta enters squared (beta^2 Phi): for a double root at -1/tau, beta = 1/tau"),
-            Mistake.when(_gains_are(1 / (2 * TAU), 1 / (2 * TAU)),
-                         "the damping term is 2 alpha Phi_dot: s^2 + 2 alpha s + beta^2 = (s + 1/tau)^2 "
-                         "gives "
-                         "alpha = 1/tau"),
-            Mistake.when(_gains_are(1 / TAU, math.sqrt(1 / TAU)),
-                         "beta^2 = alpha^2 (critical damping), so beta = alpha = 1/tau"),
-            Mistake(lambda: _design(1 / TAU, 1 / TAU, 2.0),
-                    "2/alpha is explicit Euler's bound; for RK4 the mode s = -alpha is stable while "
-                    "h alpha <= 2.785"),
-            Mistake(lambda: _design(1 / TAU, 1 / TAU, 2 * math.sqrt(2)),
-                    "2 sqrt(2)/alpha is RK4's bound on the imaginary axis; s = -alpha is real: h alpha <= "
-                    "2.785"),
-            Mistake(lambda: _design(1 / TAU, 1 / TAU, 2.785 * 2 * math.pi),
-                    "h alpha <= 2.785 with alpha in 1/s; no 2 pi"),
+            Mistake.when(_gains_are(lambda t: t, lambda t: t),
+                         "alpha and beta are rates (1/s), not times: what are the roots of "
+                         "s^2 + 2 alpha s + beta^2 for the time constant tau?"),
+            Mistake.when(_gains_are(lambda t: 1 / t, lambda t: 1 / t**2),
+                         "beta enters squared (beta^2 Phi): you gave beta^2, not beta"),
+            Mistake.when(_gains_are(lambda t: 1 / (2 * t), lambda t: 1 / (2 * t)),
+                         "the gains are off by a factor of 2: the damping term is 2 alpha Phi_dot, and "
+                         "(s + 1/tau)^2 = s^2 + 2 s/tau + 1/tau^2"),
+            Mistake.when(_gains_are(lambda t: 1 / t, lambda t: math.sqrt(1 / t)),
+                         "beta: critical damping needs beta^2 = alpha^2; you took one square root too many"),
+            Mistake(lambda tau: _design(1 / tau, 1 / tau, 2.0),
+                    "the step is explicit Euler's bound; for RK4 the mode s = -alpha may take a longer step "
+                    "(RK4's real stability interval, 6.7)"),
+            Mistake(lambda tau: _design(1 / tau, 1 / tau, 2 * math.sqrt(2)),
+                    "2 sqrt(2)/alpha is RK4's bound on the imaginary axis; s = -alpha is real: use RK4's "
+                    "interval on the real axis (6.7)"),
+            Mistake(lambda tau: _design(1 / tau, 1 / tau, RK4_EDGE * 2 * math.pi),
+                    "the step is 2 pi times too long: alpha is already a rate in 1/s"),
         ],
     )
 )
@@ -728,15 +808,427 @@ register(
                          "too small: the drift is not corrected fast enough, max ||Phi|| stays above 3e-7 "
                          "(at alpha = 5 it is about 2e-6)"),
             Mistake.when(_range_test(8.0, _LO),
-                         f"close: at this gain max ||Phi|| is about the tolerance 3e-7; take a little more "
-                         f"(the check accepts {_LO:g} to {_HI:g})"),
+                         "close: at this gain max ||Phi|| is about the tolerance 3e-7; take a little more"),
             Mistake.when(_range_test(_HI, 100.0),
-                         f"close: at this gain RK45 needs about 200 steps; take a little less (the check "
-                         f"accepts {_LO:g} to {_HI:g})"),
+                         "close: at this gain RK45 needs about 200 steps; take a little less"),
             Mistake.when(_range_test(100.0),
                          "too large: the Baumgarte mode at s = -alpha is much faster than the motion (a "
                          "stiff problem): RK45 shrinks its step roughly as 1/alpha and takes more than 200 "
                          "steps in 1 s; the violation needs far less"),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 6.11 a trolley with a hanging load
+# A crane trolley (the cart) rolls on a horizontal rail (the line y = 0); its drive holds it like a spring
+# from the anchor (0, 0); a load (a uniform bar) hangs from the hook at the cart's centre, and a tag line
+# pulls the load's lower end horizontally with the constant force P.  theta is the load's angle from the
+# downward vertical (positive when the lower end swings towards +x).
+TROLLEY = {"m_cart": 4.0, "m_load": 1.5, "length": 0.6, "k": 300.0, "l0": 0.5, "P": 6.0}  # kg, m, N/m, N
+CART_W, CART_H = 0.4, 0.2  # m: the cart is a 0.4 x 0.2 block, centre on the rail; wheels at +-CART_W/2
+RAIL_JOINTS = {  # kind -> (PlanarModel method, point on the cart, equations)
+    "wheel front": ("add_point_on_line", (CART_W / 2, 0.0), 1),
+    "wheel rear": ("add_point_on_line", (-CART_W / 2, 0.0), 1),
+    "wheel middle": ("add_point_on_line", (0.0, 0.0), 1),
+    "slide": ("add_translational", (0.0, 0.0), 2),
+    "slide front": ("add_translational", (CART_W / 2, 0.0), 2),
+}
+COLLEAGUE_RAILS = (  # 6.11a: the colleague's rail joints (the public one first); all over-constrained
+    ("wheel front", "wheel rear", "slide"),
+    ("wheel front", "slide"),
+    ("slide", "slide front"),
+    ("wheel front", "wheel rear", "wheel middle"),
+    ("wheel front", "wheel rear", "wheel middle", "slide"),
+)
+
+
+def trolley(m_cart, m_load, length, k, l0, P, rail=("wheel front", "wheel rear")) -> PlanarModel:
+    """The trolley of 6.11 as a PlanarModel: bodies "cart" and "load", the given ``rail`` joints.
+
+    The cart starts at x = l0 (spring unstretched), the load hanging straight down (angle -90°).
+
+    >>> r = trolley(**TROLLEY).dof_report()
+    >>> r.coordinates, r.constraints, r.rank, r.dof
+    (6, 4, 4, 2)
+    """
+    m = PlanarModel(gravity=(0.0, -G))
+    cart = m.add_body("cart", mass=m_cart, inertia=m_cart * (CART_W**2 + CART_H**2) / 12, position=(l0, 0.0))
+    load = m.add_body("load", mass=m_load, inertia=m_load * length**2 / 12, position=(l0, -length / 2),
+                      angle=-math.pi / 2)
+    for kind in rail:
+        method, point, _ = RAIL_JOINTS[kind]
+        getattr(m, method)("ground", cart, (0.0, 0.0), point, axis_i=(1.0, 0.0), name=kind)
+    m.add_revolute(cart, load, (0.0, 0.0), (-length / 2, 0.0), name="hook")
+    m.add_spring_damper("ground", cart, stiffness=k, rest_length=l0, name="drive")
+    m.add_force(load, (P, 0.0), point=(length / 2, 0.0), name="tag line")
+    return m
+
+
+def _rail_counts(rail) -> dict:
+    """Equations, rank and DOF of a trolley with these rail joints, counted by hand (6 coordinates).
+
+    Every rail joint constrains only the cart's y and angle (2 independent conditions at most); with
+    two joints that together fix both (two wheels, or any slide) the rank from the rail is 2. The hook
+    adds 2 independent equations.
+    """
+    equations = sum(RAIL_JOINTS[kind][2] for kind in rail) + 2
+    wheels = {RAIL_JOINTS[kind][1] for kind in rail if kind.startswith("wheel")}
+    slide = any(kind.startswith("slide") for kind in rail)
+    rail_rank = 2 if slide or len(wheels) >= 2 else len(wheels)
+    rank = rail_rank + 2
+    return {"equations": equations, "rank": rank, "dof": 6 - rank, "redundant": equations - rank,
+            "grubler": 6 - equations}
+
+
+@cache
+def _colleague_report(rail) -> np.ndarray:
+    r = trolley(**TROLLEY, rail=tuple(rail)).dof_report()
+    return np.array([r.dof, r.constraints - r.rank], dtype=float)
+
+
+def _rail_variant(rng) -> dict:
+    return {"rail": list(COLLEAGUE_RAILS[int(rng.integers(len(COLLEAGUE_RAILS)))])}
+
+
+def _whole_numbers(answer, **_) -> str | None:
+    a = np.asarray(answer, dtype=float).reshape(-1)
+    if np.any(np.abs(a - np.round(a)) > 1e-9) or np.any(a < 0):
+        return "degrees of freedom and numbers of equations are whole numbers, 0 or more"
+    return None
+
+
+def _counts(**picks):
+    def answer(rail):
+        c = _rail_counts(rail)
+        return np.array([c[picks["dof"]] if isinstance(picks["dof"], str) else picks["dof"],
+                         c[picks["red"]] if isinstance(picks["red"], str) else picks["red"]], dtype=float)
+
+    return answer
+
+
+register(
+    Exercise(
+        "6.11a",
+        "Trolley and load: DOF and redundant equations of the colleague's model",
+        1,
+        reference=lambda rail: _colleague_report(tuple(rail)),
+        params={"rail": list(COLLEAGUE_RAILS[0])},
+        variant=_rail_variant,
+        sanity=_whole_numbers,
+        mistakes=[
+            Mistake(_counts(dof="grubler", red=0),
+                    "that is Grübler's count (coordinates minus equations), which takes every equation as "
+                    "independent: DOF = coordinates - rank(Phi_q)"),
+            Mistake(_counts(dof="grubler", red="redundant"),
+                    "the redundant equations are right, but the DOF is not Grübler's count: DOF = "
+                    "coordinates - rank(Phi_q)"),
+            Mistake(_counts(dof="dof", red=0),
+                    "the DOF is right, but the colleague's rail joints repeat conditions: Phi_q has more "
+                    "rows than its rank (check_model's 'redundant' item)"),
+            Mistake(_counts(dof="rank", red="redundant"),
+                    "that first number is rank(Phi_q), the number of independent equations; DOF = "
+                    "coordinates - rank"),
+            Mistake(_counts(dof="dof", red="equations"),
+                    "the second number counts every equation; the redundant ones are equations - "
+                    "rank(Phi_q)"),
+            Mistake(_counts(dof="dof", red="rank"),
+                    "the second number is rank(Phi_q); the redundant equations are equations - rank"),
+            Mistake.when(lambda s, e: s.shape == (2,) and s[0] == 1,
+                         "the trolley has two independent motions: the cart along the rail AND the load's "
+                         "swing"),
+        ],
+    )
+)
+
+
+@cache
+def _trolley_rest(m_cart, m_load, length, k, l0, P):
+    """The rest pose (q, model) of a correct trolley: static_equilibrium from the hanging pose."""
+    model = trolley(m_cart, m_load, length, k, l0, P)
+    q, _, _ = static_equilibrium(model, model.q0)
+    return q, model
+
+
+def _equilibrium(**p):
+    """[x of the cart, theta of the load (rad, from the downward vertical)]."""
+    q, _ = _trolley_rest(**p)
+    return np.array([q[0], q[5] + math.pi / 2])
+
+
+def _equilibrium_closed(m_cart, m_load, length, k, l0, P, lever=2.0, spring=1.0, theta_from="down",
+                        degrees=False, x_part="position"):
+    """Closed form x = l0 + P/k, tan θ = 2P/(m g) (moments about the hook), with a chosen mistake."""
+    theta = math.atan(lever * P / (m_load * G))
+    if theta_from == "horizontal":
+        theta = math.pi / 2 - theta
+    x = {"position": l0 + spring * P / k, "stretch": P / k, "rest": l0}[x_part]
+    return np.array([x, math.degrees(theta) if degrees else theta])
+
+
+def _trolley_variant(rng) -> dict:
+    """Masses (the cart 2.5-5 times the load), length, drive stiffness, rest length; P for a rest angle
+    between 15 and 60 degrees."""
+    m_load = float(rng.integers(5, 31) / 10)
+    theta = math.radians(float(rng.uniform(15.0, 60.0)))
+    m_cart = round(2 * m_load * float(rng.uniform(2.5, 5.0))) / 2  # a trolley at least twice the load
+    return {"m_cart": m_cart, "m_load": m_load,
+            "length": round(float(rng.integers(6, 25) * 0.05), 2), "k": float(rng.integers(10, 101) * 10.0),
+            "l0": round(float(rng.integers(6, 17) * 0.05), 2),
+            "P": max(0.5, round(m_load * G * math.tan(theta) / 2, 1))}
+
+
+def _equilibrium_sanity(answer, **p) -> str | None:
+    x, theta = np.asarray(answer, dtype=float).reshape(-1)
+    if abs(theta) >= math.pi / 2:
+        return "the load's angle is 90 degrees or more: give it in radians"
+    if x <= 0:
+        return "the cart's position x is measured from the anchor at x = 0, on the side of the cart: positive"
+    return None
+
+
+register(
+    Exercise(
+        "6.11b",
+        "Trolley and load: the static equilibrium under the tag line",
+        2,
+        reference=_equilibrium,
+        rtol=1e-6,
+        params=dict(TROLLEY),
+        variant=_trolley_variant,
+        sanity=_equilibrium_sanity,
+        mistakes=[
+            Mistake(lambda **p: _equilibrium_closed(**p, degrees=True),
+                    "give the angle theta in radians, not degrees"),
+            Mistake(lambda **p: _equilibrium_closed(**p)[::-1], "the order is [x, theta]"),
+            Mistake(lambda **p: _equilibrium_closed(**p, lever=1.0),
+                    "theta: the lever arms differ: about the hook the weight acts at the load's centre "
+                    "(l/2 sin theta), the tag line at its lower end (l cos theta)"),
+            Mistake(lambda **p: _equilibrium_closed(**p, lever=0.5),
+                    "theta: the lever arms are swapped: the weight acts at the centre (l/2), the tag line "
+                    "at the end (l)"),
+            Mistake(lambda **p: _equilibrium_closed(**p, theta_from="horizontal"),
+                    "theta is measured from the downward vertical (0 when the load hangs straight down)"),
+            Mistake(lambda **p: _equilibrium_closed(**p, spring=-1.0),
+                    "x: the tag line pulls towards +x, through the hook onto the cart: the drive's spring "
+                    "is stretched, not compressed"),
+            Mistake(lambda **p: _equilibrium_closed(**p, x_part="stretch"),
+                    "x is the cart's position from the anchor at x = 0, not the spring's stretch"),
+            Mistake(lambda **p: _equilibrium_closed(**p, x_part="rest"),
+                    "x: the tag line's pull reaches the cart through the hook: at rest the drive's spring "
+                    "carries it"),
+        ],
+    )
+)
+
+
+def _linearized_frequencies(**p) -> np.ndarray:
+    """Small-oscillation frequencies (rad/s, ascending) about the equilibrium, linearized numerically.
+
+    On the constraint manifold, in the coordinates z of its tangent space (q = q* + N z, N an orthonormal
+    basis of ker Phi_q): z'' = N^T q''(q* + N z) ~ A z, A by central differences of mbdlib's KKT
+    accelerations at rest; the frequencies are sqrt(-eig A).
+    """
+    q, model = _trolley_rest(**p)
+    J = model.phi_q(q)
+    _, s, vt = np.linalg.svd(J)
+    N = vt[int(np.sum(s > 1e-10 * s[0])):].T
+    rest, eps = np.zeros(model.n), 1e-6
+    A = np.column_stack([N.T @ (accelerations(model, 0.0, q + eps * n, rest)[0]
+                                - accelerations(model, 0.0, q - eps * n, rest)[0]) / (2 * eps) for n in N.T])
+    return np.sort(np.sqrt(-np.linalg.eigvals(A).real))
+
+
+def _frequencies_closed(m_cart, m_load, length, k, l0, P, about="rest", tag_stiffness=True, coupled=True,
+                        inertia="pivot", power=0.5, hertz=False):
+    """sqrt of the eigenvalues of K v = w^2 M v in (x, theta), closed form, with a chosen mistake.
+
+    M = [[m_c + m, m l/2 cos th], [m l/2 cos th, J]], J = m l^2/3 about the hook;
+    K = diag(k, m g l/2 cos th + P l sin th) (= m g l / (2 cos th) at rest).
+    """
+    theta = math.atan(2 * P / (m_load * G)) if about == "rest" else 0.0
+    J = {"pivot": m_load * length**2 / 3, "centre": m_load * length**2 / 12}[inertia]
+    c = m_load * length / 2 * math.cos(theta) if coupled else 0.0
+    M = np.array([[m_cart + m_load, c], [c, J]])
+    k22 = m_load * G * length / 2 * math.cos(theta) + (P * length * math.sin(theta) if tag_stiffness else 0.0)
+    K = np.diag([k, k22])
+    w2 = np.sort(np.linalg.eigvals(np.linalg.solve(M, K)).real)
+    with np.errstate(invalid="ignore"):  # a mistaken M may be indefinite: NaN, which matches nothing
+        return np.power(w2, power) / (2 * math.pi if hertz else 1.0)
+
+
+def _ascending(answer, **_) -> str | None:
+    a = np.asarray(answer, dtype=float).reshape(-1)
+    if np.any(a <= 0):
+        return "frequencies of small oscillations about a stable rest are positive"
+    if a[0] > a[1]:
+        return "give the two frequencies in ascending order"
+    return None
+
+
+register(
+    Exercise(
+        "6.11c",
+        "Trolley and load: small-oscillation frequencies about the equilibrium",
+        2,
+        reference=_linearized_frequencies,
+        rtol=1e-5,
+        params=dict(TROLLEY),
+        variant=_trolley_variant,
+        sanity=_ascending,
+        mistakes=[
+            Mistake(lambda **p: _frequencies_closed(**p)[::-1],
+                    "give the two frequencies in ascending order"),
+            Mistake(lambda **p: _frequencies_closed(**p, hertz=True),
+                    "those are in Hz (cycles per second); give the angular frequencies in rad/s"),
+            Mistake(lambda **p: _frequencies_closed(**p, power=1.0),
+                    "those are omega^2, the eigenvalues of M^-1 K: take their square roots"),
+            Mistake(lambda **p: _frequencies_closed(**p, about="hanging", tag_stiffness=False),
+                    "you linearized about the hanging position (theta = 0); the tag line holds the load at "
+                    "the equilibrium of (b): linearize there"),
+            Mistake(lambda **p: _frequencies_closed(**p, tag_stiffness=False),
+                    "a stiffness term is missing: the tag line's moment P l cos(theta) changes with theta, "
+                    "so it stiffens the swing too (d^2V/dtheta^2 has a term from P)"),
+            Mistake(lambda **p: _frequencies_closed(**p, coupled=False),
+                    "cart and load are coupled through the mass matrix (its off-diagonal entry, the load's "
+                    "m l/2 cos(theta)): solve the 2 x 2 eigenproblem K v = omega^2 M v"),
+            Mistake(lambda **p: _frequencies_closed(**p, inertia="centre"),
+                    "the load swings about the hook: its moment of inertia about the pin is m l^2/12 + "
+                    "m (l/2)^2 (parallel axis)"),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 6.12 largest stable step (a function)
+def _rk4_reach(direction: complex) -> float:
+    """The first r > 0 where |R_RK4(r u)| = 1 along the ray u = ``direction`` (|u| = 1, Re u < 0).
+
+    |R(r u)|^2 - 1 is a real polynomial in r with a root at r = 0; the answer is its smallest positive
+    real root after dividing by r (one crossing on every ray of the open left half-plane, at r <= 2.97).
+    """
+    a = np.array([direction**j / math.factorial(j) for j in range(5)])  # R(r u) = sum a_j r^j
+    square = np.convolve(a, a.conj()).real  # |R|^2, ascending powers of r
+    square[0] -= 1.0
+    roots = np.roots(square[1:][::-1])
+    real = roots[(np.abs(roots.imag) <= 1e-7 * np.abs(roots)) & (roots.real > 1e-9)].real
+    return float(np.min(real))
+
+
+def _per_eigenvalue_steps(A, method) -> np.ndarray:
+    lam = np.linalg.eigvals(np.asarray(A, dtype=float))
+    if method == "euler":  # |1 + h lam| = 1: h = -2 Re(lam) / |lam|^2
+        return -2.0 * lam.real / np.abs(lam) ** 2
+    if method == "rk4":
+        return np.array([_rk4_reach(x / abs(x)) / abs(x) for x in lam])
+    raise ValueError(f"method must be 'euler' or 'rk4', got {method!r}")
+
+
+def stable_step(A, method) -> float:
+    """Largest fixed step h of ``method`` ("euler" or "rk4") stable on x' = A x: every step in (0, h]
+    keeps |R(h lambda)| <= 1 for every eigenvalue lambda of A (all with Re lambda < 0).
+
+    >>> round(stable_step([[-10.0]], "euler"), 12)
+    0.2
+    >>> round(stable_step([[-1.0]], "rk4"), 6)
+    2.785294
+    """
+    return float(np.min(_per_eigenvalue_steps(A, method)))
+
+
+_EDGE = {"euler": 2.0, "rk4": RK4_EDGE}
+
+
+def _step_real_part(A, method):
+    return _EDGE[method] / float(np.max(np.abs(np.linalg.eigvals(np.asarray(A, dtype=float)).real)))
+
+
+def _step_modulus(A, method):
+    return _EDGE[method] / float(np.max(np.abs(np.linalg.eigvals(np.asarray(A, dtype=float)))))
+
+
+def _step_largest_modulus_only(A, method):
+    lam = np.linalg.eigvals(np.asarray(A, dtype=float))
+    return float(_per_eigenvalue_steps(A, method)[int(np.argmax(np.abs(lam)))])
+
+
+A_OSC = np.array([[0.0, 1.0], [-100.0, -4.0]])  # m = 1 kg, c = 4 N s/m, k = 100 N/m: -2 +- 9.8i
+A_LAG = np.array([[-30.0, 0.0, 0.0], [0.0, -0.5, 10.0], [0.0, -10.0, -0.5]])  # -30 and -0.5 +- 10i
+_K2 = np.array([[200.0, -100.0], [-100.0, 100.0]])  # two carts: springs 100 N/m, masses 1 kg
+A_CARTS = np.block([[np.zeros((2, 2)), np.eye(2)], [-_K2, -0.01 * _K2]])  # damping C = 0.01 K
+STEP_CASES = [(A_OSC, "euler"), (A_OSC, "rk4"), (A_LAG, "euler"), (A_LAG, "rk4"), (A_CARTS, "rk4")]
+
+
+def _random_stable(rng, eigen_blocks) -> np.ndarray:
+    """A = Q D Q^T: Q a random orthogonal matrix, D block diagonal from ``eigen_blocks`` (a real eigenvalue
+    ``(r,)`` or a pair ``(a, b)`` for a +- b i)."""
+    n = sum(len(b) for b in eigen_blocks)
+    D = np.zeros((n, n))
+    at = 0
+    for blk in eigen_blocks:
+        if len(blk) == 1:
+            D[at, at] = blk[0]
+        else:
+            (a, b), k = blk, slice(at, at + 2)
+            D[k, k] = [[a, b], [-b, a]]
+        at += len(blk)
+    Q, _ = np.linalg.qr(rng.normal(size=(n, n)))
+    return Q @ D @ Q.T
+
+
+def _hidden_systems(rng, n_random: int = 6, **_) -> list[tuple]:
+    """The grading cases: random stable systems of 1 to 6 states (real eigenvalues in [-40, -0.3], pairs
+    a +- b i with a in [-30, -0.2], b in [0.5, 40]), and two built so that the limit is set neither by
+    the eigenvalue of largest modulus (explicit Euler) nor by the slowest mode (RK4)."""
+    lag = [(-rng.uniform(20.0, 40.0),), (-rng.uniform(0.2, 1.0), rng.uniform(8.0, 15.0))]
+    carts = [(-rng.uniform(0.5, 2.0), rng.uniform(12.0, 25.0)),
+             (-rng.uniform(0.1, 0.5), rng.uniform(3.0, 8.0))]
+    cases = [(_random_stable(rng, lag), "euler"), (_random_stable(rng, carts), "rk4")]
+    for method in rng.permutation(["euler", "rk4"] * (n_random // 2)):
+        n, blocks = int(rng.integers(1, 7)), []
+        while sum(len(b) for b in blocks) < n:
+            if n - sum(len(b) for b in blocks) >= 2 and rng.random() < 0.6:
+                blocks.append((-rng.uniform(0.2, 30.0), rng.uniform(0.5, 40.0)))
+            else:
+                blocks.append((-rng.uniform(0.3, 40.0),))
+        cases.append((_random_stable(rng, blocks), str(method)))
+    order = rng.permutation(len(cases))
+    return [cases[i] for i in order]
+
+
+register(
+    Exercise(
+        "6.12",
+        "Largest stable step of explicit Euler or RK4 for a linear system (a function)",
+        2,
+        reference=stable_step,
+        cases=STEP_CASES,
+        hidden_cases=_hidden_systems,
+        function_name="stable_step",
+        rtol=1e-6,
+        atol=1e-12,
+        mistakes=[
+            Mistake(_step_real_part,
+                    "you used only the real parts of the eigenvalues: a complex lambda's imaginary part "
+                    "counts too, the whole h lambda must lie in the stability region"),
+            Mistake(_step_modulus,
+                    "you put |lambda| on the negative real axis: for a complex lambda the limit depends on "
+                    "its direction; solve |R(h lambda)| = 1 along its ray"),
+            Mistake(lambda A, method: stable_step(A, "euler"),
+                    "for RK4 you used explicit Euler's stability function 1 + z: RK4's is "
+                    "1 + z + z^2/2 + z^3/6 + z^4/24"),
+            Mistake(lambda A, method: stable_step(A, {"euler": "rk4", "rk4": "euler"}[method]),
+                    "the methods are swapped: 'euler' is R(z) = 1 + z, 'rk4' the fourth-degree polynomial"),
+            Mistake(lambda A, method: float(np.max(_per_eigenvalue_steps(A, method))),
+                    "you took the largest step over the eigenvalues (the slowest mode); every eigenvalue "
+                    "must be stable: take the smallest"),
+            Mistake(_step_largest_modulus_only,
+                    "the eigenvalue of largest |lambda| does not always set the limit (its direction "
+                    "matters): take the smallest step over all eigenvalues"),
+            Mistake(lambda A, method: (stable_step(A, method) if method == "euler" else
+                                       2 * math.sqrt(2) / float(np.max(np.abs(np.linalg.eigvals(A))))),
+                    "2 sqrt(2)/|lambda| is RK4's limit on the imaginary axis only; for a damped lambda "
+                    "solve |R(h lambda)| = 1 along its ray"),
         ],
     )
 )
