@@ -269,7 +269,8 @@ def test_5_1_5_2_variants_by_the_loop_written_here(seed):
     hint_at("5.1", [q[1] + math.pi, q[1]], p, "parallel to the upper arm")
     hint_at("5.1", np.degrees(answer), p, "degrees")
     assert "degrees" in get("5.1").sanity(np.degrees(answer), **p)
-    assert get("5.1").sanity(answer, **p) is None
+    assert "close the loop" in get("5.1").sanity([q[1] + math.pi, q[1]], **p)
+    assert get("5.1").sanity(answer, **p) is None and get("5.1").sanity(answer + 2 * math.pi, **p) is None
 
     p = variant("5.2", seed)
     q, qd = np.asarray(p["q"]), np.asarray(p["qd"])

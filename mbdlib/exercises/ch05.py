@@ -87,6 +87,20 @@ def _arr(x):
     return np.asarray(x, dtype=float)
 
 
+def _e(t):
+    return np.array([math.cos(t), math.sin(t)])
+
+
+def _perp(v):
+    """z × v for a planar vector."""
+    return np.array([-v[1], v[0]])
+
+
+def _rot(t, v):
+    c, s = math.cos(t), math.sin(t)
+    return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
+
+
 def _shifted(produce, unit: float = TURN, turns: int = 1) -> list:
     """``produce``'s pair of angles wrapped to [-unit/2, unit/2), then shifted by up to ``turns`` whole
     turns of either angle (arctan2 wraps; a student may not)."""
@@ -179,7 +193,7 @@ register(
         alternatives=_turn_alternatives(_passive),
         params={"q": list(Q)},
         variant=_q_variant,
-        sanity=_looks_like_degrees,
+        sanity=lambda answer, q: _loop_sanity(answer, _arr(q), _arm().params),
         mistakes=[
             Mistake(
                 lambda q: _arr([q[1], q[0]]),
@@ -472,20 +486,6 @@ register(
 
 
 # ------------------------------------------------------------------ general four-bar (5.7, 5.8): by hand
-def _e(t):
-    return np.array([math.cos(t), math.sin(t)])
-
-
-def _perp(v):
-    """z × v for a planar vector."""
-    return np.array([-v[1], v[0]])
-
-
-def _rot(t, v):
-    c, s = math.cos(t), math.sin(t)
-    return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
-
-
 def _blocks(L1, L3, L4, b2, theta, rotate=True, forearm_sign=1.0, b2_on_axis=False):
     """J_a (columns θ1, θ3) and J_p (columns θ2, θ4) of Φ = L3 e(θ3) + L4 e(θ4) − L1 e(θ1) − R(θ2) b2.
 
@@ -654,20 +654,24 @@ def _angles_8(q_deg):
     return _general().passive_angles(np.radians(q_deg))
 
 
-def _closes_loop(answer, q_deg, **_) -> str | None:
-    """Sanity without the key: radians, and the angles close the loop at the student's pose."""
+def _loop_sanity(answer, q, params) -> str | None:
+    """Sanity without the key: radians, and the angles (θ2, θ4) close the loop of the arm ``params`` at q."""
     problem = _looks_like_degrees(answer)
     if problem:
         return problem
     a = np.asarray(answer, dtype=float).reshape(-1)
-    if a.shape != (2,):
+    if a.shape != (2,) or not np.all(np.isfinite(a)):
         return None
-    p, q = _general().params, np.radians(q_deg)
+    p = params
     phi = p["L3"] * _e(q[1]) + p["L4"] * _e(a[1]) - p["L1"] * _e(q[0]) - _rot(a[0], p["b2"])
     if np.max(np.abs(phi)) > 1e-5:
         return ("your angles do not close the loop at this pose (A + L4 e(theta4) is not E + R(theta2) b2): "
                 "check the order (theta2, theta4), absolute angles, and the pin's offset b2")
     return None
+
+
+def _closes_loop(answer, q_deg, **_) -> str | None:
+    return _loop_sanity(answer, np.radians(q_deg), _general().params)
 
 
 def _relative_8(q_deg):
