@@ -7,23 +7,36 @@ Jacobian of the four-bar's revolute equations differentiated by sympy, and the l
 Φ_q by finite differences at a random pose (4.4-4.5).  Wrong answers are built here.
 """
 
+import csv
 import math
+from functools import cache
+from pathlib import Path
 
 import numpy as np
 import pytest
 import sympy as sp
 from exercise_helpers import Exploding, assert_correct, assert_hint, assert_never_crashes_never_correct
+from scipy.linalg import null_space
 
+from mbdlib import dae
 from mbdlib.coordinates import mechanism
-from mbdlib.exercises import evaluate, exercises
+from mbdlib.exercises import evaluate, exercises, get
+from mbdlib.exercises.core import _VARIANT, _pending, encode_variant, judge, use_variant
+from mbdlib.exercises.grade import grade
+from mbdlib.exercises.release import release_variants
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_chapter_4_has_graded_exercises_with_two_mistakes_each():
     exs = exercises(4)
-    assert len(exs) >= 5
-    assert [e.id for e in exs] == [f"4.{i}" for i in range(1, len(exs) + 1)]
+    # 4.6 is one problem in three parts, each checked and graded on its own
+    assert [e.id for e in exs] == ["4.1", "4.2", "4.3", "4.4", "4.5", "4.6a", "4.6b", "4.6c", "4.7"]
     for e in exs:
         assert e.points > 0 and len(e.mistakes) >= 2, e.id
+    assert sum(e.points for e in exs) == 15
+    assert [e.id for e in exs if e.variant is not None] == ["4.6b", "4.6c"]
+    assert [e.id for e in exs if e.is_function] == ["4.7"] and get("4.7").hidden_cases is not None
 
 
 # ---------------------------------------------------------------- 4.1 the 6R arm
@@ -189,10 +202,389 @@ def test_4_5_nonzeros():
 
 def test_4_5_mistakes():
     assert_hint("4.5", [81, 24, 129], "diagonal")
-    assert_hint("4.5", [27, 24, 75], "3 non-zeros per body")
+    assert_hint("4.5", [27, 24, 75], "is not full")
     assert_hint("4.5", [9, 24, 33], "TWICE")
     assert_hint("4.5", [9, 36, 81], "identity")
     assert_hint("4.5", [9, 24, 56], "entry [2]")
+
+
+# ---------------------------------------------------------------- 4.6 the slider-crank end to end
+phi = sp.Symbol("phi", real=True)
+m1_, m2_, m3_ = sp.symbols("m1 m2 m3", positive=True)
+QD = sp.Matrix(sp.symbols("theta_dot phi_dot s_dot", real=True))
+Q6 = sp.Matrix([theta, phi, s])
+G = 9.81
+SEEDS = (3, 11, 29, 101, 2024)  # five students' variants
+
+
+def loop6_complex(rod_angle=None, rod=1, slider=1):
+    """B reached along crank and rod minus the slider's pin, with complex numbers: (real, imaginary)."""
+    rod_angle = theta + phi if rod_angle is None else rod_angle
+    z = sp.expand_complex(r * sp.exp(sp.I * theta) + rod * l * sp.exp(sp.I * rod_angle) - slider * s)
+    return sp.Matrix([sp.re(z), sp.im(z)])
+
+
+def test_4_6a_cut_joint_closes_at_the_library_state():
+    Phi = loop6_complex()
+    assert_correct("4.6a", Phi)
+    assert_correct("4.6a", -Phi)
+    model = mechanism("slider_crank", coordinates="cartesian", r=0.3, l=1.0, theta=0.6, omega=2.0)
+    x, xd = model.q0, model.qd0  # crank (x, y, φ), rod (x, y, φ), slider (x, y, φ)
+    state = {theta: x[2], phi: x[5] - x[2], s: x[6], r: 0.3, l: 1.0}
+    np.testing.assert_allclose(np.array(Phi.subs(state), dtype=float).ravel(), 0, atol=1e-12)
+    J = Phi.jacobian([theta, phi, s])
+    Jn = np.array(J.subs(state), dtype=float)
+    np.testing.assert_allclose(Jn @ [xd[2], xd[5] - xd[2], xd[6]], 0, atol=1e-12)
+    # n = 3, m = 2 and rank 2 (DOF 1) wherever the loop closes: the (phi, s) minor is l cos(theta + phi)
+    assert np.linalg.matrix_rank(Jn) == 2
+    assert sp.simplify(J[:, 1:].det() - l * sp.cos(theta + phi)) == 0
+
+
+def test_4_6a_mistakes():
+    Phi = loop6_complex()
+    swapped = sp.Matrix([Phi[1] - s, Phi[0] + s])  # cos and sin exchanged
+    for sign in (1, -1):
+        assert_hint("4.6a", sign * loop6_complex(rod_angle=phi), "RELATIVE")
+        assert_hint("4.6a", sign * loop6_complex(slider=0), "s is missing")
+        assert_hint("4.6a", sign * loop6_complex(rod=-1), "rod's term has the wrong sign")
+        assert_hint("4.6a", sign * swapped, "swapped")
+        assert_hint("4.6a", sign * sp.Matrix([Phi[1], Phi[0]]), "wrong order")
+    guide_too = Phi.col_join(sp.Matrix([r * sp.sin(theta) + l * sp.sin(theta + phi)]))
+    assert_hint("4.6a", guide_too, "tree joint", "cut joint B")
+    assert evaluate("4.6a", 2 * Phi).verdict == "wrong"
+    assert evaluate("4.6a", loop_complex()).verdict == "wrong"  # 4.3's absolute beta is not phi
+
+
+@cache
+def lagrange(absolute=False, crank_about_centre=False):
+    """T and V of the slider-crank by sympy, in (theta, phi, s); with ``absolute`` phi is the rod's
+    absolute angle; with ``crank_about_centre`` the crank only spins about its centre (a mistake)."""
+    rod_angle = phi if absolute else theta + phi
+    centres = [r / 2 * e2(theta), r * e2(theta) + l / 2 * e2(rod_angle), sp.Matrix([s, 0])]
+
+    def rate(x):
+        return x.jacobian(Q6) * QD
+
+    v = [rate(c) for c in centres]
+    T = (m2_ * v[1].dot(v[1]) + m3_ * v[2].dot(v[2])) / 2
+    T += (0 if crank_about_centre else m1_ * v[0].dot(v[0]) / 2) + m1_ * r**2 / 24 * QD[0] ** 2
+    T += m2_ * l**2 / 24 * rate(sp.Matrix([rod_angle]))[0] ** 2
+    V = G * (m1_ * centres[0][1] + m2_ * centres[1][1])
+    return T, V
+
+
+def e2(a):
+    return sp.Matrix([sp.cos(a), sp.sin(a)])
+
+
+def cartesian_state(p):
+    """The library's Cartesian slider-crank at the data p, and its state in (theta, phi, s)."""
+    model = mechanism("slider_crank", coordinates="cartesian", r=p["r"], l=p["l"], m_crank=p["m1"],
+                      m_rod=p["m2"], m_slider=p["m3"], theta=p["theta"], omega=p.get("omega", 0.0))
+    x, xd = model.q0, model.qd0
+    return model, np.array([x[2], x[5] - x[2], x[6]]), np.array([xd[2], xd[5] - xd[2], xd[6]])
+
+
+def values(p, q, qd=(0.0, 0.0, 0.0)):
+    return {r: p["r"], l: p["l"], m1_: p["m1"], m2_: p["m2"], m3_: p["m3"],
+            **dict(zip(Q6, q, strict=True)), **dict(zip(QD, qd, strict=True))}
+
+
+@cache
+def mass_function(**how):
+    T, _ = lagrange(**how)
+    args = list(values({k: 0.0 for k in ("r", "l", "m1", "m2", "m3")}, [0.0] * 3, [0.0] * 3))
+    return sp.lambdify(args, sp.hessian(T, QD), "numpy")
+
+
+def sympy_M(p, q, **how):
+    return np.asarray(mass_function(**how)(*values(p, q).values()), dtype=float)
+
+
+def variants(exercise_id):
+    ex = get(exercise_id)
+    return [ex.params] + [ex.params_for(np.random.default_rng(seed)) for seed in SEEDS]
+
+
+def test_4_6b_mass_matrix_by_sympy_and_the_cartesian_kinetic_energy():
+    keys = []
+    for p in variants("4.6b"):
+        model, q, _ = cartesian_state(p)
+        M = sympy_M(p, q)
+        key = get("4.6b").key(params=p)
+        np.testing.assert_allclose(key, M, rtol=1e-10, atol=1e-12)
+        assert np.all(np.linalg.eigvalsh(M) > 0) and get("4.6b").sanity(M, **p) is None
+        # T = 1/2 qd^T M qd is the Cartesian model's kinetic energy for any motion it allows
+        moving = cartesian_state({**p, "omega": 1.7})
+        xd, qd = moving[0].qd0, moving[2]
+        np.testing.assert_allclose(qd @ M @ qd, xd @ moving[0].M(moving[0].q0) @ xd, rtol=1e-9)
+        keys.append(key)
+    assert all(not np.allclose(a, b) for i, a in enumerate(keys) for b in keys[i + 1:])
+
+
+def wrong_M(p, q, kind):
+    """Typical wrong mass matrices, built here from the sympy M."""
+    M = sympy_M(p, q)
+    rr, ll, m1, m2 = p["r"], p["l"], p["m1"], p["m2"]
+    rod = np.array([[1.0, 1, 0], [1, 1, 0], [0, 0, 0]])
+    coupling = np.array([[1.0, 0.5, 0], [0.5, 0, 0], [0, 0, 0]])
+    if kind == "crank":
+        M[0, 0] -= m1 * rr**2 / 4
+    elif kind == "rod rotation":
+        M -= m2 * ll**2 / 12 * rod
+    elif kind == "rod twice":
+        M += m2 * ll**2 / 4 * rod
+    elif kind == "coupling":
+        M -= m2 * rr * ll * np.cos(q[1]) * coupling
+    elif kind == "absolute angle":
+        M += m2 * rr * ll * (np.cos(q[0] + q[1]) - np.cos(q[1])) * coupling
+    elif kind == "factor 2":
+        M[[0, 1], [1, 0]] += m2 * rr * ll * np.cos(q[1]) / 2
+    elif kind == "slider":
+        M[2, 2] = 0.0
+    elif kind == "absolute coordinates":
+        M = sympy_M(p, [q[0], q[0] + q[1], q[2]], absolute=True)
+    elif kind == "branch":
+        M = sympy_M(p, [q[0], np.pi - 2 * q[0] - q[1], q[2]])  # beta -> pi - beta
+    return M
+
+
+HINTS_6B = {"crank": "parallel-axis", "rod rotation": "rotation is missing", "rod twice": "counted twice",
+            "coupling": "coupling between crank and rod is missing", "absolute angle": "angle BETWEEN",
+            "factor 2": "factor 2", "slider": "slider's mass", "absolute coordinates": "ABSOLUTE angle as",
+            "branch": "other assembly"}
+
+
+def test_4_6b_mistakes_in_every_variant():
+    ex = get("4.6b")
+    for p in variants("4.6b"):
+        q = cartesian_state(p)[1]
+        for kind, words in HINTS_6B.items():
+            v = judge(ex, [wrong_M(p, q, kind)], [()], p)
+            assert v.verdict == "wrong" and words in v.hint, (p, kind, v)
+        off = sympy_M(p, q)
+        off[1, 1] *= 1.5
+        assert "entry [1, 1] is too large" in judge(ex, [off], [()], p).hint
+    assert_hint("4.6b", wrong_M(ex.params, cartesian_state(ex.params)[1], "crank"), "parallel-axis")
+
+
+def test_4_6b_sanity_without_the_key():
+    p = get("4.6b").params_for(np.random.default_rng(7))
+    q = cartesian_state(p)[1]
+    sanity = get("4.6b").sanity
+    M = sympy_M(p, q)
+    assert sanity(M, **p) is None
+    lower = np.tril(M)
+    assert "not symmetric" in sanity(lower, **p)
+    assert "not positive definite" in sanity(wrong_M(p, q, "slider"), **p)
+    # in a released notebook the check says what it can see, and leaves the verdict to grading
+    try:
+        use_variant(encode_variant("s1", 4, {"4.6b": p}))
+        assert _pending(get("4.6b"), M).verdict == "pending"
+        v = _pending(get("4.6b"), wrong_M(p, q, "slider"))
+        assert v.verdict == "wrong" and "not positive definite" in v.hint
+        assert _pending(get("4.6b"), wrong_M(p, q, "crank")).verdict == "pending"  # needs the key
+    finally:
+        _VARIANT.clear()
+
+
+@cache
+def kkt_pieces(crank_about_centre=False):
+    """M, Q (velocity terms, gravity), Phi_q and gamma by sympy, as functions of the values() in order."""
+    T, V = lagrange(crank_about_centre=crank_about_centre)
+    dT = sp.Matrix([T])
+    Phi_q = loop6_complex().jacobian(Q6)
+    pieces = (sp.hessian(T, QD), dT.jacobian(Q6).T - dT.jacobian(QD).T.jacobian(Q6) * QD,
+              -sp.Matrix([V]).jacobian(Q6).T, Phi_q, -(Phi_q * QD).jacobian(Q6) * QD)
+    args = list(values({k: 0.0 for k in ("r", "l", "m1", "m2", "m3")}, [0.0] * 3, [0.0] * 3))
+    return [sp.lambdify(args, x, "numpy") for x in pieces]
+
+
+def sympy_kkt(p, gamma_sign=1, lam_sign=1, gamma=True, rates=True, velocity=1, gravity=1, order="q",
+              crank_about_centre=False):
+    """[q_ddot, lambda] from Lagrange's equations (sympy) and the complex-number loop, solved by numpy."""
+    _, q, qd = cartesian_state(p)
+    if not rates:
+        qd = np.array([qd[0], 0.0, 0.0])
+    at = values(p, q, qd)
+    M, Qv, Qg, Phi_q, gam = (np.asarray(f(*at.values()), dtype=float) for f in kkt_pieces(crank_about_centre))
+    K = np.block([[M, Phi_q.T], [Phi_q, np.zeros((2, 2))]])
+    rhs = np.concatenate([(velocity * Qv + gravity * Qg).ravel(), gamma_sign * gamma * gam.ravel()])
+    x = np.linalg.solve(K, rhs)
+    x[3:] *= lam_sign
+    return np.concatenate([x[3:], x[:3]]) if order == "lambda" else x
+
+
+def test_4_6c_by_lagrange_and_by_the_cartesian_model():
+    keys = []
+    for p in variants("4.6c"):
+        key = get("4.6c").key(params=p)
+        np.testing.assert_allclose(key, sympy_kkt(p), rtol=1e-9, atol=1e-9)
+        # the same instant in Cartesian coordinates: same accelerations, and the pin B's multipliers are the
+        # same numbers (the same equations, rod's end minus slider's pin)
+        model, _, _ = cartesian_state(p)
+        xdd, lam = dae.accelerations(model, 0.0, model.q0, model.qd0)
+        np.testing.assert_allclose(key[:3], [xdd[2], xdd[5] - xdd[2], xdd[6]], rtol=1e-8, atol=1e-8)
+        pin_B = [i for i, label in enumerate(model.labels) if label.startswith("revolute B")]
+        np.testing.assert_allclose(key[3:], lam[pin_B], rtol=1e-8, atol=1e-8)
+        assert get("4.6c").sanity(key, **p) is None
+        keys.append(key)
+    assert all(not np.allclose(a, b) for i, a in enumerate(keys) for b in keys[i + 1:])
+    assert_correct("4.6c", sympy_kkt(get("4.6c").params))
+
+
+HINTS_6C = [({"gamma_sign": -1}, "gamma has the wrong sign"), ({"lam_sign": -1}, "lambda has the wrong sign"),
+            ({"gamma": False}, "gamma is not zero"), ({"rates": False}, "phi_dot and s_dot are not zero"),
+            ({"velocity": 0}, "velocity terms of Q are missing"),
+            ({"velocity": -1}, "velocity terms of Q have the wrong sign"),
+            ({"gravity": 0}, "gravity is missing"), ({"gravity": -1}, "gravity points the wrong way"),
+            ({"order": "lambda"}, "the order is"), ({"crank_about_centre": True}, "check M as in (b)")]
+
+
+def test_4_6c_mistakes_in_every_variant():
+    ex = get("4.6c")
+    for p in variants("4.6c"):
+        for how, words in HINTS_6C:
+            v = judge(ex, [sympy_kkt(p, **how)], [()], p)
+            assert v.verdict == "wrong" and words in v.hint, (p, how, v)
+        assert "AND lambda" in judge(ex, [sympy_kkt(p)[:3]], [()], p).hint
+    assert_hint("4.6c", sympy_kkt(ex.params, gamma_sign=-1), "gamma has the wrong sign")
+
+
+def test_4_6c_sanity_sees_the_acceleration_constraint_only():
+    p = get("4.6c").params_for(np.random.default_rng(5))
+    sanity = get("4.6c").sanity
+    assert sanity(sympy_kkt(p), **p) is None
+    assert "acceleration constraint" in sanity(sympy_kkt(p, gamma_sign=-1), **p)
+    assert "acceleration constraint" in sanity(sympy_kkt(p, rates=False), **p)
+    assert sanity(sympy_kkt(p, lam_sign=-1), **p) is None  # lambda needs the key
+
+
+# ---------------------------------------------------------------- 4.7 the KKT solve as a function
+def kkt_lu(M, Phi_q, Q, gamma):
+    """The KKT matrix assembled and solved by LU (numpy)."""
+    m = len(gamma)
+    K = np.block([[M, Phi_q.T], [Phi_q, np.zeros((m, m))]])
+    return np.linalg.solve(K, np.concatenate([Q, gamma]))
+
+
+def kkt_null_space(M, Phi_q, Q, gamma):
+    """Null-space method: q_ddot = q_p + N z with Phi_q N = 0; lambda from Phi_q^T lambda = Q - M q_ddot."""
+    q_p = np.linalg.lstsq(Phi_q, gamma, rcond=None)[0]
+    N = null_space(Phi_q)
+    z = np.linalg.solve(N.T @ M @ N, N.T @ (Q - M @ q_p)) if N.size else np.zeros(0)
+    qdd = q_p + N @ z
+    lam = np.linalg.lstsq(Phi_q.T, Q - M @ qdd, rcond=None)[0]
+    return np.concatenate([qdd, lam])
+
+
+def test_4_7_reference_by_the_null_space_method_on_public_and_hidden_cases():
+    ex = get("4.7")
+    public = ex.grading_cases(None)
+    assert [c[1].shape for c in public] == [(2, 3), (3, 3), (2, 5)]
+    sizes = set()
+    for case in public + [c for seed in SEEDS for c in ex.grading_cases(np.random.default_rng(seed))]:
+        M, J, Q, g = case
+        n, m = len(Q), len(g)
+        assert M.shape == (n, n) and J.shape == (m, n) and np.allclose(M, M.T)
+        assert np.linalg.eigvalsh(M).min() > 0 and np.linalg.matrix_rank(J) == m
+        np.testing.assert_allclose(ex.key(*case), kkt_null_space(*case), rtol=1e-8, atol=1e-9)
+        sizes.add((n, m))
+    assert len(sizes) >= 8 and any(n == m for n, m in sizes) and max(n for n, _ in sizes) > 5
+    # the first public case is 4.6c's slider-crank; driven at the crank (gamma 0) it cannot accelerate
+    np.testing.assert_allclose(ex.key(*public[0]), get("4.6c").key(), rtol=1e-12)
+    assert abs(ex.key(*public[1])[0]) < 1e-10
+
+
+def test_4_7_function_answers():
+    assert_correct("4.7", kkt_lu)
+    assert_correct("4.7", kkt_null_space)
+
+    def gamma_negated(M, J, Q, g):
+        return kkt_lu(M, J, Q, -g)
+
+    def lambda_opposite(M, J, Q, g):  # M q_ddot - Phi_q^T lambda = Q
+        m = len(g)
+        return np.linalg.solve(np.block([[M, -J.T], [J, np.zeros((m, m))]]), np.concatenate([Q, g]))
+
+    def lambda_first(M, J, Q, g):
+        x = kkt_lu(M, J, Q, g)
+        return np.concatenate([x[len(Q):], x[:len(Q)]])
+
+    def free(M, J, Q, g):
+        return np.concatenate([np.linalg.solve(M, Q), np.zeros(len(g))])
+
+    def range_space_without_inverse(M, J, Q, g):
+        Mi = np.linalg.inv(M)
+        lam = np.linalg.solve(J @ Mi @ J.T, J @ Mi @ Q - g)
+        return np.concatenate([Mi @ Q - J.T @ lam, lam])
+
+    def only_q_ddot(M, J, Q, g):
+        return kkt_lu(M, J, Q, g)[:len(Q)]
+
+    assert_hint("4.7", gamma_negated, "Phi_q q_ddot = gamma")
+    assert_hint("4.7", lambda_opposite, "lambda has the wrong sign", "+Phi_q^T")
+    assert_hint("4.7", lambda_first, "the order is")
+    assert_hint("4.7", free, "constraints are missing")
+    assert_hint("4.7", range_space_without_inverse, "not divided by the mass")
+    assert_hint("4.7", only_q_ddot, "q_ddot AND lambda")
+    assert_hint("4.7", lambda M, J, Q, g: 1.5 * kkt_lu(M, J, Q, g), "for input", "constant multiple")
+
+    def not_transposed(M, J, Q, g):  # Phi_q in the upper right: numpy refuses unless m = n
+        m = len(g)
+        return np.linalg.solve(np.block([[M, J], [J, np.zeros((m, m))]]), np.concatenate([Q, g]))
+
+    v = evaluate("4.7", not_transposed)
+    assert v.verdict == "error" and "ValueError" in v.hint and "dimensions" in v.hint
+
+
+def test_4_7_right_only_on_the_public_cases_is_wrong_on_hidden_ones():
+    ex = get("4.7")
+    public = ex.grading_cases(None)
+    table = {tuple(np.concatenate([np.ravel(a) for a in c])): ex.key(*c) for c in public}
+
+    def lookup(M, J, Q, g):
+        key = tuple(np.concatenate([np.ravel(a) for a in (M, J, Q, g)]))
+        return table.get(key, np.zeros(len(Q) + len(g)))
+
+    def two_constraints(M, J, Q, g):  # a zero block of the public slider-crank's size
+        K = np.block([[M, J.T], [J, np.zeros((2, 2))]])
+        return np.linalg.solve(K, np.concatenate([Q, g]))
+
+    assert evaluate("4.7", lookup).verdict == "correct"
+    for seed in SEEDS:
+        hidden = ex.grading_cases(np.random.default_rng(seed))
+        assert judge(ex, [kkt_lu(*c) for c in hidden], hidden).verdict == "correct"
+        assert judge(ex, [lookup(*c) for c in hidden], hidden).verdict == "wrong"
+    assert evaluate("4.7", two_constraints).verdict == "error"  # the driven case has three
+
+
+@pytest.mark.slow
+def test_chapter_4_graded_end_to_end_with_variants(tmp_path):
+    """Released for two students: every exercise correct for both; one's notebook under the other's name
+    gets the variant parts wrong (4.6b, 4.6c), the rest right."""
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student_id,name,file\ns1,Ann,ann.ipynb\ns2,Bo,bo.ipynb\n")
+    secret = tmp_path / "secret"
+    secret.write_bytes(b"chapter four test secret, 32 bytes or so")
+    solution = ROOT / "solutions" / "ch04_coordinates.ipynb"
+    released = release_variants(solution, roster, secret, tmp_path / "rel")
+    assert [p.name for p in released] == ["ann.ipynb", "bo.ipynb"]
+    out = tmp_path / "grades.csv"
+    grade([tmp_path / "rel"], out, timeout=120, workers=2, roster=roster, secret_file=secret,
+          log=lambda *a: None)
+    rows = list(csv.DictReader(out.open(encoding="utf-8")))
+    ids = [e.id for e in exercises(4)]
+    assert {(r["student"], r["exercise"]): r["verdict"] for r in rows} == {
+        (st, i): "correct" for st in ("s1", "s2") for i in ids}
+    swapped = tmp_path / "swapped"
+    swapped.mkdir()
+    (swapped / "bo.ipynb").write_bytes(released[0].read_bytes())  # Ann's notebook, handed in as Bo's
+    grade([swapped], out, timeout=120, workers=1, roster=roster, secret_file=secret, log=lambda *a: None)
+    verdicts = {r["exercise"]: r["verdict"] for r in csv.DictReader(out.open(encoding="utf-8"))
+                if r["student"] == "s2"}
+    assert {i for i, v in verdicts.items() if v != "correct"} == {"4.6b", "4.6c"}
+    assert verdicts["4.6b"] == verdicts["4.6c"] == "wrong"
 
 
 # ---------------------------------------------------------------- never crash, never accept junk

@@ -4,8 +4,10 @@ Each exercise's expected answer comes from mbdlib's public API where the library
 computes it (:func:`mbdlib.coordinates.mechanism` builds the chapter's mechanisms in
 Cartesian, relative and mixed coordinates, :func:`mbdlib.assembly.model_report` counts
 their coordinates, constraints and DOF, :func:`mbdlib.assembly.assemble_system` gives
-the sparsity patterns); the typical mistakes are written out independently (hand counts
-below), with the hint for each.  The data are those printed in the exercise notebook.
+the sparsity patterns, a :class:`mbdlib.coordinates.RelativeModel` gives the
+slider-crank's M, Q, Φ_q and γ, and :func:`mbdlib.dae.accelerations` solves the KKT
+system); the typical mistakes are written out independently (hand counts and closed
+forms below), with the hint for each.  The data are those printed in the exercise notebook.
 
 =====  ======================================================  ======
 id     exercise                                                points
@@ -15,7 +17,16 @@ id     exercise                                                points
 4.3    Loop-closure equations of the slider-crank (formula)    2
 4.4    Sparsity pattern of Φ_q, four-bar, Cartesian            2
 4.5    Non-zeros of M, Φ_q and the KKT matrix                  1
+4.6a   Slider-crank end to end: the cut joint's Φ (formula)    1
+4.6b   ... its mass matrix M(q) at a position (variants)       2
+4.6c   ... its q̈ and λ under gravity, KKT (variants)           2
+4.7    The KKT solve for (q̈, λ), any size (a function)         2
 =====  ======================================================  ======
+
+4.6b and 4.6c have per-student variants (the slider-crank's lengths, masses, crank
+angle and rate; each part draws its own numbers); 4.7 is graded on hidden systems of
+other sizes.  4.1-4.5 and 4.6a are the same for everyone: counts and sparsity
+patterns of named mechanisms, which do not depend on numbers, and formulas.
 
 References: document 001 of the course (§4, §6: "no coordinate choice is best in
 general", the 6R arm with 6, 42/36 or 49/43 coordinates/constraints); J. García de
@@ -32,8 +43,9 @@ from functools import cache
 import numpy as np
 import sympy as sp
 
+from .. import dae
 from ..assembly import assemble_system, model_report
-from ..coordinates import mechanism
+from ..coordinates import RelativeModel, mechanism
 from .core import Exercise, Mistake, register
 
 # ------------------------------------------------------------------ data (as in the notebook)
@@ -86,7 +98,7 @@ register(
             Mistake(
                 lambda: _arm_by_hand(normalization=False),
                 "with Euler parameters each body has 7 coordinates for 6 degrees of freedom: each needs "
-                "the normalization constraint e0^2 + e1^2 + e2^2 + e3^2 = 1 (7 of them, base included)",
+                "the normalization constraint e0^2 + e1^2 + e2^2 + e3^2 = 1 (one per body, base included)",
             ),
             Mistake(
                 lambda: _arm_by_hand(per_joint=1),
@@ -193,23 +205,21 @@ register(
         mistakes=[
             Mistake(
                 lambda: _loop(rod_sign=-1),
-                "beta is the angle of the rod measured from A towards B, so B = A + l (cos beta, sin beta): "
-                "the rod's term has a plus sign",
+                "beta is the angle of the rod measured from A towards B: going O -> A -> B adds the "
+                "rod's vector, so the rod's term has a plus sign",
             ),
             Mistake(
                 lambda: -_loop(rod_sign=-1),
-                "beta is the angle of the rod measured from A towards B, so B = A + l (cos beta, sin beta): "
-                "the rod's term has a plus sign",
+                "beta is the angle of the rod measured from A towards B: going O -> A -> B adds the "
+                "rod's vector, so the rod's term has a plus sign",
             ),
             Mistake(
                 lambda: _loop(relative=True),
-                "beta is the rod's ABSOLUTE angle (from +x), not its angle relative to the crank: the rod "
-                "points along (cos beta, sin beta)",
+                "beta is the rod's ABSOLUTE angle (from +x), not its angle relative to the crank",
             ),
             Mistake(
                 lambda: _loop(slider=False),
-                "the slider's coordinate s is missing: the loop closes at B = (s, 0), so the x equation "
-                "is r cos(theta) + l cos(beta) - s = 0",
+                "the slider's coordinate s is missing: the loop closes at the slider's pin B = (s, 0)",
             ),
             Mistake(
                 lambda: _loop(swap=True),
@@ -309,12 +319,12 @@ register(
             Mistake(
                 lambda: _nnz_by_hand(M=81),
                 "M is not full: in Cartesian coordinates of the centres of mass each body contributes "
-                "m, m, J on the diagonal, and bodies are not coupled, so M is diagonal (9 non-zeros)",
+                "m, m, J on the diagonal, and bodies are not coupled, so M is diagonal",
             ),
             Mistake(
                 lambda: _nnz_by_hand(M=27),
-                "each body's block diag(m, m, J) is itself diagonal (x, y of the centre of mass and phi "
-                "are not coupled in the kinetic energy): 3 non-zeros per body, not 9",
+                "each body's block diag(m, m, J) is itself diagonal: x, y of the centre of mass and phi "
+                "are not coupled in the kinetic energy, so a body's block is not full",
             ),
             Mistake(
                 lambda: _nnz_by_hand(K_copies=1),
@@ -324,7 +334,483 @@ register(
             Mistake(
                 lambda: _nnz_by_hand(blocks=True),
                 "the position blocks of a revolute joint are identity matrices (x rows do not contain y): "
-                "a joint row has 4 non-zeros between two bodies and 2 at the ground",
+                "count again the non-zeros of Phi_q, row by row",
+            ),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 4.6 a slider-crank end to end
+# Relative coordinates q = (theta, phi, s): crank angle, rod angle RELATIVE to the crank, slider position;
+# the tree joints O (crank), A (rod on the crank) and the guide (slider, a prismatic joint to the ground);
+# the pin B between rod and slider is the cut joint: Phi = r e(theta) + l e(theta + phi) - (s, 0).
+phi = sp.Symbol("phi", real=True)  # 4.6a: the rod's angle relative to the crank
+G = 9.81  # m/s², along -y
+SC_MECHANISM = {"r": 0.3, "l": 1.0, "m1": 1.0, "m2": 2.0, "m3": 1.5, "theta": 0.6}  # 4.6b, public
+SC_MOTION = {**SC_MECHANISM, "omega": 2.0}  # 4.6c, public: the crank turns at omega
+
+
+def _variant_far_from_mistakes(draw, reference, wrong, margin=0.002, tries=200):
+    """``variant(rng)`` redrawing until the key and every typical wrong answer are clearly apart.
+
+    ``wrong``: functions of the parameters giving the typical wrong answers; each must differ from the
+    key and from every other one in some entry by more than ``margin`` relative to that entry (thousands
+    of times the checks' tolerance), so that each mistake shows its own hint in every variant and none is
+    taken for the right answer.
+    """
+
+    def apart(a, b) -> bool:
+        return a.shape != b.shape or float(np.max(np.abs(a - b) / (1e-3 + np.abs(a) + np.abs(b)))) > margin
+
+    def variant(rng) -> dict:
+        for _ in range(tries):
+            p = draw(rng)
+            answers = [np.asarray(f(**p), dtype=float) for f in (reference, *wrong)]
+            if all(apart(a, b) for i, a in enumerate(answers) for b in answers[i + 1:]):
+                return p
+        raise RuntimeError("no variant far from the typical mistakes was found")  # pragma: no cover
+
+    return variant
+
+
+def _draw_mechanism(rng) -> dict:
+    """A slider-crank away from the special positions (crank along or across the guide)."""
+    r = float(np.round(rng.uniform(0.15, 0.4), 2))
+    l = float(np.round(r * rng.uniform(2.5, 4.5), 2))
+    deg = 90 * rng.integers(0, 4) + rng.uniform(20, 70)  # 20-70° away from the axes, in any quadrant
+    return {"r": r, "l": l, "m1": float(np.round(rng.uniform(0.5, 2.0), 1)),
+            "m2": float(np.round(rng.uniform(1.0, 3.0), 1)), "m3": float(np.round(rng.uniform(0.5, 3.0), 1)),
+            "theta": float(np.round(np.radians(deg), 2))}
+
+
+def _draw_motion(rng) -> dict:
+    return {**_draw_mechanism(rng), "omega": float(np.round(rng.choice([-1, 1]) * rng.uniform(1.5, 4.5), 1))}
+
+
+def _sc_state(r, l, theta, omega=0.0, branch=1, rates=True):
+    """Closed-form state (theta, phi, s) and rates: the rod goes from A to B on the x axis.
+
+    ``branch=1``: the assembly with the rod pointing towards +x (cos(theta + phi) > 0), as in the
+    statement; -1 the other one. ``rates=False``: phi_dot = s_dot = 0 (a typical mistake).
+    """
+    beta = np.arcsin(-r * np.sin(theta) / l)  # r sin(theta) + l sin(beta) = 0
+    if branch < 0:
+        beta = np.pi - beta
+    s_ = r * np.cos(theta) + l * np.cos(beta)
+    beta_d = -r * omega * np.cos(theta) / (l * np.cos(beta))  # d/dt of the y equation
+    s_d = -r * omega * np.sin(theta) - l * np.sin(beta) * beta_d
+    q = np.array([theta, beta - theta, s_])
+    qd = np.array([omega, beta_d - omega, s_d]) if rates else np.array([omega, 0.0, 0.0])
+    return q, qd
+
+
+@cache
+def _sc_model(r, l, m1, m2, m3):
+    """The slider-crank of 4.6 as a :class:`mbdlib.coordinates.RelativeModel` (uniform bars, centres of mass
+    at their middles; the slider does not turn, so its inertia plays no role)."""
+    m = RelativeModel(gravity=(0.0, -G))
+    m.add_body("crank", m1, m1 * r**2 / 12, parent="ground", joint="revolute", point_child=(-r / 2, 0.0))
+    m.add_body("rod", m2, m2 * l**2 / 12, parent="crank", joint="revolute", point_parent=(r / 2, 0.0),
+               point_child=(-l / 2, 0.0))
+    m.add_body("slider", m3, 0.01, parent="ground", joint="prismatic", axis=(1.0, 0.0))
+    m.add_cut_revolute("rod", "slider", (l / 2, 0.0), (0.0, 0.0), name="B")
+    return m
+
+
+def _sc(p):
+    """Model, q and qd of the slider-crank with the parameters ``p``."""
+    model = _sc_model(*(float(p[k]) for k in ("r", "l", "m1", "m2", "m3")))
+    q, qd = _sc_state(p["r"], p["l"], p["theta"], p.get("omega", 0.0))
+    return model, q, qd
+
+
+# ---- 4.6a the loop-closure equations in relative coordinates
+def _loop6(absolute=False, slider=1, rod=1, swap=False):
+    """Φ(theta, phi, s) = r e(theta) + l e(theta + phi) - (s, 0), with a chosen mistake."""
+    def e(angle):
+        c, sn = sp.cos(angle), sp.sin(angle)
+        return sp.Matrix([sn, c]) if swap else sp.Matrix([c, sn])
+
+    return r * e(theta) + rod * l * e(phi if absolute else theta + phi) - slider * sp.Matrix([s, 0])
+
+
+@cache
+def _loop6_reference():
+    return sp.ImmutableMatrix(_loop6())
+
+
+def _three_rows(student, expected):
+    rows = student.shape[0] * student.shape[1] if isinstance(student, sp.MatrixBase) else np.size(student)
+    return rows == 3
+
+
+def _either_sign(wrong, hint):
+    """The mistake ``wrong()`` and its negative (Φ = 0 and -Φ = 0 are the same constraint)."""
+    return [Mistake(wrong, hint), Mistake(lambda: -wrong(), hint)]
+
+
+register(
+    Exercise(
+        "4.6a",
+        "A slider-crank in relative coordinates (theta, phi, s): the cut joint's equations",
+        1,
+        reference=_loop6_reference,
+        alternatives=[lambda: -_loop6_reference()],
+        mistakes=[
+            *_either_sign(
+                lambda: _loop6(absolute=True),
+                "phi is the rod's angle RELATIVE to the crank: the rod points at theta + phi from +x, not "
+                "at phi",
+            ),
+            *_either_sign(
+                lambda: _loop6(slider=0),
+                "the slider's coordinate s is missing: the rod's end B must meet the slider's pin at "
+                "(s, 0)",
+            ),
+            *_either_sign(
+                lambda: _loop6(rod=-1),
+                "the rod's term has the wrong sign: going O -> A -> B adds the crank's vector and then the "
+                "rod's vector (from A towards B)",
+            ),
+            *_either_sign(
+                lambda: _loop6(swap=True),
+                "cos and sin are swapped: angles are measured from +x, so a link of length L at angle a "
+                "spans (L cos a, L sin a)",
+            ),
+            *_either_sign(
+                lambda: _loop6()[::-1, :],
+                "the equations are in the wrong order: first the x equation, then the y equation",
+            ),
+            Mistake.when(
+                _three_rows,
+                "the guide is a tree joint here (s is its coordinate), so it gives no equation: only the "
+                "cut joint B does, with one x and one y equation",
+            ),
+        ],
+    )
+)
+
+
+# ---- 4.6b the mass matrix at the given position
+def _M6(**p):
+    model, q, _ = _sc(p)
+    return model.M(q)
+
+
+def _M6_by_hand(r, l, m1, m2, m3, theta, crank=1 / 3, rod=1 / 3, coupling=1.0, coupling12=0.5,
+                absolute_coupling=False, slider=True, branch=1, absolute=False, **_):
+    """Closed-form M(q) of the slider-crank, q = (theta, phi, s), with a chosen mistake.
+
+    ``crank``: the crank's inertia about O over m1 r²; ``rod``: the rod's inertia about its centre plus the
+    centre's share, over m2 l² (1/4 + 1/12); ``coupling`` scales the r l cos(phi) terms, ``coupling12`` is
+    the factor of M12's; ``absolute``: M for the coordinates (theta, beta, s) instead.
+    """
+    q, _ = _sc_state(r, l, theta, branch=branch)
+    angle = q[0] + q[1] if absolute_coupling else q[1]
+    c = coupling * m2 * r * l * np.cos(angle)
+    Ir = rod * m2 * l**2
+    if absolute:  # the rod's ABSOLUTE angle beta as coordinate: the rod turns with beta_dot only
+        M = np.array([[crank * m1 * r**2 + m2 * r**2, coupling12 * c, 0.0],
+                      [coupling12 * c, Ir, 0.0], [0.0, 0.0, m3]])
+    else:
+        M = np.array([[crank * m1 * r**2 + m2 * r**2 + Ir + c, Ir + coupling12 * c, 0.0],
+                      [Ir + coupling12 * c, Ir, 0.0], [0.0, 0.0, m3]])
+    if not slider:
+        M[2, 2] = 0.0
+    return M
+
+
+def _spd(answer, **_) -> str | None:
+    A = np.asarray(answer, dtype=float)
+    if A.shape != (3, 3) or not np.all(np.isfinite(A)):
+        return None
+    if not np.allclose(A, A.T, rtol=1e-6, atol=1e-9):
+        return "your M is not symmetric: M[i, j] and M[j, i] come from the same term of the kinetic energy"
+    if np.linalg.eigvalsh((A + A.T) / 2).min() <= 0:
+        return ("your M is not positive definite: every motion (q_dot not zero) has positive kinetic "
+                "energy, so no diagonal entry can be zero or negative")
+    return None
+
+
+_MISTAKES_6B = [
+    (dict(crank=1 / 12),
+     "the crank turns about O, not about its centre: its inertia about O has the parallel-axis term "
+     "m1 (r/2)^2 on top of m1 r^2/12"),
+    (dict(rod=1 / 4),
+     "the rod's rotation is missing: its kinetic energy is 1/2 m2 |v_G|^2 PLUS 1/2 (m2 l^2/12) "
+     "(theta_dot + phi_dot)^2"),
+    (dict(rod=1 / 3 + 1 / 4),
+     "the rod is counted twice: use its inertia about its CENTRE (m2 l^2/12) together with the centre's "
+     "velocity, not its inertia about A on top of the centre's velocity"),
+    (dict(coupling=0.0),
+     "the coupling between crank and rod is missing: the rod's centre moves with r theta_dot (at A) plus "
+     "(l/2)(theta_dot + phi_dot), and the dot product of the two gives terms in r l cos(phi)"),
+    (dict(absolute_coupling=True),
+     "the crank-rod coupling depends on the angle BETWEEN crank and rod, phi, not on the rod's absolute "
+     "angle theta + phi"),
+    (dict(coupling12=1.0),
+     "M[0, 1] has a factor 2 too much in its r l cos(phi) term: in T = 1/2 q_dot^T M q_dot the cross term "
+     "theta_dot phi_dot appears twice (M[0, 1] and M[1, 0])"),
+    (dict(slider=False),
+     "the slider's mass is missing: s moves the slider, which adds 1/2 m3 s_dot^2 to the kinetic energy"),
+    (dict(absolute=True),
+     "that is M for the rod's ABSOLUTE angle as coordinate; phi is relative to the crank, so the rod "
+     "turns at theta_dot + phi_dot and theta_dot enters all of the rod's terms"),
+    (dict(branch=-1),
+     "your position is the other assembly of the loop: the rod goes from A to the slider on the RIGHT, "
+     "cos(theta + phi) > 0"),
+]
+
+
+def _wrong(by_hand, flags):
+    return lambda **p: by_hand(**p, **flags)
+
+
+register(
+    Exercise(
+        "4.6b",
+        "The slider-crank's mass matrix M(q) at a given position (relative coordinates)",
+        2,
+        reference=_M6,
+        params=dict(SC_MECHANISM),
+        variant=_variant_far_from_mistakes(_draw_mechanism, _M6,
+                                           [_wrong(_M6_by_hand, f) for f, _ in _MISTAKES_6B]),
+        sanity=_spd,
+        mistakes=[Mistake(_wrong(_M6_by_hand, f), hint) for f, hint in _MISTAKES_6B],
+    )
+)
+
+
+# ---- 4.6c accelerations and multipliers under gravity
+def _kkt6(**p):
+    model, q, qd = _sc(p)
+    qdd, lam = dae.accelerations(model, 0.0, q, qd)
+    return np.concatenate([qdd, lam])
+
+
+def _kkt6_by_hand(r, l, m1, m2, m3, theta, omega, gamma_sign=1, gamma=True, lam_sign=1, velocity=1,
+                  gravity=1, rates=True, order="q", crank=1 / 3):
+    """Closed-form M, Q, Φ_q, γ of the slider-crank (Lagrange's equations), solved, with a chosen mistake.
+
+    ``velocity`` scales the velocity-product terms of Q, ``gravity`` the weight (-1: pointing up),
+    ``rates=False`` leaves phi_dot = s_dot = 0, ``order="lambda"`` puts λ first.
+    """
+    q, qd = _sc_state(r, l, theta, omega, rates=rates)
+    th, ph, _ = q
+    w, phd, _ = qd
+    be, bed = th + ph, w + phd
+    M = _M6_by_hand(r, l, m1, m2, m3, theta, crank=crank)
+    h = m2 * r * l / 2 * np.sin(ph)  # -dM[0, 1]/dphi
+    Qv = np.array([h * phd * (2 * w + phd), -h * w**2, 0.0])
+    Qg = -G * np.array([m1 * r / 2 * np.cos(th) + m2 * (r * np.cos(th) + l / 2 * np.cos(be)),
+                        m2 * l / 2 * np.cos(be), 0.0])
+    Q = velocity * Qv + gravity * Qg
+    Pq = np.array([[-r * np.sin(th) - l * np.sin(be), -l * np.sin(be), -1.0],
+                   [r * np.cos(th) + l * np.cos(be), l * np.cos(be), 0.0]])
+    g = np.array([r * np.cos(th) * w**2 + l * np.cos(be) * bed**2,
+                  r * np.sin(th) * w**2 + l * np.sin(be) * bed**2])
+    g = gamma_sign * g if gamma else 0.0 * g
+    K = np.block([[M, Pq.T], [Pq, np.zeros((2, 2))]])
+    x = np.linalg.solve(K, np.concatenate([Q, g]))
+    x[3:] *= lam_sign
+    return np.concatenate([x[3:], x[:3]]) if order == "lambda" else x
+
+
+def _q_and_lambda(student, expected):
+    return np.ndim(student) == 1 and np.size(student) == 3
+
+
+def _satisfies_acceleration_constraint(answer, **p) -> str | None:
+    a = np.asarray(answer, dtype=float).reshape(-1)
+    if a.size != 5 or not np.all(np.isfinite(a)):
+        return None
+    model, q, qd = _sc(p)
+    Pq, g = model.phi_q(q), model.gamma(q, qd)
+    if not np.allclose(Pq @ a[:3], g, rtol=1e-5, atol=1e-6 * (1 + np.abs(g).max())):
+        return ("your q_ddot (the first 3 numbers) does not satisfy the acceleration constraint "
+                "Phi_q q_ddot = gamma at your position: check gamma (its sign, the rates phi_dot and s_dot "
+                "from Phi_q q_dot = 0) and the order [q_ddot, lambda]")
+    return None
+
+
+_MISTAKES_6C = [
+    (dict(gamma_sign=-1),
+     "gamma has the wrong sign: differentiating Phi_q q_dot = 0 once more gives Phi_q q_ddot = gamma with "
+     "gamma = -(Phi_q q_dot)_q q_dot"),
+    (dict(lam_sign=-1),
+     "lambda has the wrong sign: the course writes M q_ddot + Phi_q^T lambda = Q, with Phi as in (a) (the "
+     "rod's end B minus the slider's pin)"),
+    (dict(gamma=False),
+     "gamma is not zero while the mechanism moves: gamma = -(Phi_q q_dot)_q q_dot holds the squares of the "
+     "rates"),
+    (dict(rates=False),
+     "phi_dot and s_dot are not zero: with theta_dot = omega they follow from the velocity constraint "
+     "Phi_q q_dot = 0"),
+    (dict(velocity=0),
+     "the velocity terms of Q are missing: Q = J^T (Q_x - M_x c) with c = J_dot q_dot, the centres' "
+     "accelerations when q_ddot = 0 (in Lagrange's form -M_dot q_dot + 1/2 d(q_dot^T M q_dot)/dq)"),
+    (dict(velocity=-1),
+     "the velocity terms of Q have the wrong sign: Q = J^T (Q_x - M_x c), MINUS the inertial forces of "
+     "c = J_dot q_dot (in Lagrange's form -M_dot q_dot + 1/2 d(q_dot^T M q_dot)/dq)"),
+    (dict(gravity=0),
+     "gravity is missing from Q: each weight (0, -m_k g) acts at a centre of mass and adds J_k^T (0, -m_k g) "
+     "(or -dV/dq with V = g (m1 y_1 + m2 y_2))"),
+    (dict(gravity=-1),
+     "gravity points the wrong way: it pulls along -y, each weight is (0, -m_k g) "
+     "(V = +g (m1 y_1 + m2 y_2))"),
+    (dict(order="lambda"),
+     "the order is [q_ddot, lambda]: first theta_ddot, phi_ddot, s_ddot, then the two multipliers"),
+    (dict(crank=1 / 12),
+     "check M as in (b): the crank turns about O, so its inertia about O has the parallel-axis term "
+     "m1 (r/2)^2"),
+]
+
+
+register(
+    Exercise(
+        "4.6c",
+        "The slider-crank's accelerations and multipliers from the KKT system, under gravity",
+        2,
+        reference=_kkt6,
+        params=dict(SC_MOTION),
+        variant=_variant_far_from_mistakes(_draw_motion, _kkt6,
+                                           [_wrong(_kkt6_by_hand, f) for f, _ in _MISTAKES_6C]),
+        sanity=_satisfies_acceleration_constraint,
+        mistakes=[Mistake(_wrong(_kkt6_by_hand, f), hint) for f, hint in _MISTAKES_6C] + [
+            Mistake.when(_q_and_lambda, "give q_ddot AND lambda as one array of 5 numbers: "
+                                        "np.concatenate([q_ddot, lam])"),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 4.7 the KKT solve as a function
+class _Given:
+    """M, Φ_q, Q and γ given as matrices, with the part of the SYSTEM PROTOCOL that
+    :func:`mbdlib.dae.accelerations` reads (no velocity constraints)."""
+
+    def __init__(self, M, Phi_q, Q, gamma):
+        self._M, self._J = np.asarray(M, dtype=float), np.atleast_2d(np.asarray(Phi_q, dtype=float))
+        self._Q, self._g = np.atleast_1d(np.asarray(Q, dtype=float)), np.atleast_1d(np.asarray(gamma, float))
+        self.n = self._M.shape[0]
+
+    def M(self, q):
+        return self._M
+
+    def Q(self, t, q, qd):
+        return self._Q
+
+    def phi_q(self, q, t=0.0):
+        return self._J
+
+    def gamma(self, q, qd, t=0.0):
+        return self._g
+
+    def B(self, q, t=0.0):
+        return np.zeros((0, self.n))
+
+    def b_gamma(self, q, qd, t=0.0):
+        return np.zeros(0)
+
+
+def _solve_kkt(M, Phi_q, Q, gamma):
+    """The key: ``[q_ddot, lambda]`` of ``M q_ddot + Phi_q^T lambda = Q``, ``Phi_q q_ddot = gamma``."""
+    system = _Given(M, Phi_q, Q, gamma)
+    qdd, lam = dae.accelerations(system, 0.0, np.zeros(system.n), np.zeros(system.n))
+    return np.concatenate([qdd, lam])
+
+
+def _kkt_by_hand(M, Phi_q, Q, gamma, gamma_sign=1, lam_sign=1, order="q", constraints=True,
+                 inverse_on_force=True):
+    """[q_ddot, lambda] from the assembled KKT matrix (or without the constraints), with a chosen mistake."""
+    M, J = np.asarray(M, dtype=float), np.atleast_2d(np.asarray(Phi_q, dtype=float))
+    Q, g = np.atleast_1d(np.asarray(Q, dtype=float)), np.atleast_1d(np.asarray(gamma, dtype=float))
+    n, m = len(Q), len(g)
+    if not constraints:
+        qdd, lam = np.linalg.solve(M, Q), np.zeros(m)
+    elif not inverse_on_force:  # range-space method, forgetting M^-1 in front of the constraint force
+        Mi = np.linalg.inv(M)
+        lam = np.linalg.solve(J @ Mi @ J.T, J @ Mi @ Q - g)
+        qdd = Mi @ Q - J.T @ lam
+    else:
+        x = np.linalg.solve(np.block([[M, J.T], [J, np.zeros((m, m))]]), np.concatenate([Q, gamma_sign * g]))
+        qdd, lam = x[:n], x[n:]
+    lam = lam_sign * lam
+    return np.concatenate([lam, qdd]) if order == "lambda" else np.concatenate([qdd, lam])
+
+
+def _random_case(rng, n, m):
+    """A random SPD M (n x n), a full-rank Φ_q (m x n, m <= n), Q and γ: entries of order 1."""
+    while True:
+        A = rng.normal(size=(n, n))
+        M = A @ A.T / n + rng.uniform(0.5, 2.0) * np.eye(n)
+        J = rng.normal(size=(m, n))
+        if np.linalg.cond(J) < 1e3 and np.linalg.cond(M) < 1e3:
+            return (np.round(M, 3), np.round(J, 3), np.round(rng.normal(size=n), 3),
+                    np.round(rng.normal(size=m), 3))
+
+
+def _kkt_public_cases():
+    """The slider-crank of 4.6c (n = 3, m = 2), the same driven at the crank (m = n = 3), a random
+    n = 5, m = 2 system."""
+    model, q, qd = _sc(SC_MOTION)
+    M, J, Q, g = model.M(q), model.phi_q(q), model.Q(0.0, q, qd), model.gamma(q, qd)
+    driven = (M, np.vstack([J, [1.0, 0.0, 0.0]]), Q, np.append(g, 0.0))  # theta - omega t = 0: gamma 0
+    return [(M, J, Q, g), driven, _random_case(np.random.default_rng(47), 5, 2)]
+
+
+def _kkt_hidden_cases(rng):
+    """Other sizes: n from 2 to 8 with 1 <= m < n, and one square Φ_q (a fully driven system)."""
+    sizes = []
+    for _ in range(4):
+        n = int(rng.integers(2, 9))
+        sizes.append((n, int(rng.integers(1, n))))
+    n = int(rng.integers(2, 7))
+    sizes.append((n, n))
+    return [_random_case(rng, n, m) for n, m in sizes]
+
+
+def _only_q_ddot(student, expected):
+    return np.ndim(student) == 1 and 0 < np.size(student) < np.size(expected)
+
+
+register(
+    Exercise(
+        "4.7",
+        "Assemble and solve the KKT system for (q_ddot, lambda), any size (a function)",
+        2,
+        reference=_solve_kkt,
+        cases=_kkt_public_cases(),
+        hidden_cases=lambda rng: _kkt_hidden_cases(rng),
+        function_name="solve_kkt",
+        mistakes=[
+            Mistake(
+                lambda *c: _kkt_by_hand(*c, gamma_sign=-1),
+                "the lower block of the right-hand side has the wrong sign: the constraint rows read "
+                "Phi_q q_ddot = gamma, so the right-hand side is [Q, gamma]",
+            ),
+            Mistake(
+                lambda *c: _kkt_by_hand(*c, lam_sign=-1),
+                "lambda has the wrong sign: the course writes M q_ddot + Phi_q^T lambda = Q (constraint "
+                "forces -Phi_q^T lambda), so the upper right block is +Phi_q^T",
+            ),
+            Mistake(
+                lambda *c: _kkt_by_hand(*c, order="lambda"),
+                "the order is [q_ddot, lambda]: the n accelerations first, then the m multipliers",
+            ),
+            Mistake(
+                lambda *c: _kkt_by_hand(*c, constraints=False),
+                "the constraints are missing: q_ddot = M^-1 Q is the free motion; the KKT system adds "
+                "Phi_q^T lambda to the equations of motion and the rows Phi_q q_ddot = gamma",
+            ),
+            Mistake(
+                lambda *c: _kkt_by_hand(*c, inverse_on_force=False),
+                "the constraint force is not divided by the mass: q_ddot = M^-1 (Q - Phi_q^T lambda)",
+            ),
+            Mistake.when(
+                _only_q_ddot,
+                "return q_ddot AND lambda as one array of n + m numbers: np.concatenate([q_ddot, lam])",
             ),
         ],
     )
