@@ -2,12 +2,16 @@
 
 Independent references: the rate of change of angular momentum, integrated with scipy and
 differentiated by finite differences (Euler's equations, 2.1-2.2); the box's inertia by exact
-sympy integration; and Lagrange's equations of the double pendulum derived here from
-positions written as complex numbers, differentiated in time by sympy (2.3-2.7).  The wrong
-answers are built in this file, from those derivations, not taken from the registry.
+sympy integration; Lagrange's equations of the double pendulum derived here from positions
+written as complex numbers, differentiated in time by sympy (2.3-2.7); the free-body balance of
+one link, and mbdlib's ``rnea`` on whole chains that the single step is composed over (2.8); and
+Lagrange's equations of the cart-pendulum derived here with sympy (2.9).  The wrong answers are
+built in this file, from those derivations, not taken from the registry.  Variant exercises are
+checked at several students' numbers, function exercises on the grader's hidden cases too.
 """
 
 import math
+import re
 from functools import cache
 
 import numpy as np
@@ -16,15 +20,55 @@ import sympy as sp
 from exercise_helpers import Exploding, assert_correct, assert_hint, assert_never_crashes_never_correct
 from scipy.integrate import solve_ivp
 
-from mbdlib.exercises import exercises, get
+from mbdlib.exercises import evaluate, exercises, get
+from mbdlib.exercises.core import judge
+
+SEEDS = (11, 12, 13, 14)  # four students' variants
 
 
 def test_chapter_2_has_graded_exercises_with_two_mistakes_each():
     exs = exercises(2)
     assert len(exs) >= 6
-    assert [e.id for e in exs] == [f"2.{i}" for i in range(1, len(exs) + 1)]
+    ids = [e.id for e in exs]
+    # 2.1, 2.2, ... in order; a multi-part problem N is 2.Na, 2.Nb, ... (never also a plain 2.N)
+    expected, numbers = [], sorted({int(re.match(r"2\.(\d+)", i).group(1)) for i in ids})
+    assert numbers == list(range(1, len(numbers) + 1))
+    for n in numbers:
+        parts = [i for i in ids if re.fullmatch(rf"2\.{n}[a-z]", i)]
+        expected += [f"2.{n}{'abcdefgh'[j]}" for j in range(len(parts))] if parts else [f"2.{n}"]
+    assert ids == expected
     for e in exs:
         assert e.points > 0 and len(e.mistakes) >= 2, e.id
+
+
+def judged(exercise, answer, params):
+    """The grader's verdict on a value answer for a student's ``params`` (the keys of that variant)."""
+    return judge(get(exercise), [answer], [()], params)
+
+
+def correct_at(exercise, answer, params):
+    v = judged(exercise, answer, params)
+    assert v.verdict == "correct", (exercise, params, v)
+
+
+def hint_at(exercise, answer, params, *words):
+    v = judged(exercise, answer, params)
+    assert v.verdict == "wrong", (exercise, params, v)
+    for w in words:
+        assert w in v.hint, (w, v.hint)
+
+
+def variants(exercise):
+    return [get(exercise).params_for(np.random.default_rng(s)) for s in SEEDS]
+
+
+def assert_keys_differ(exercise):
+    """Four students get four different keys, and none of them is the public one."""
+    ex = get(exercise)
+    keys = [np.asarray(ex.key(params=p), dtype=float) for p in [dict(ex.params), *variants(exercise)]]
+    for i in range(len(keys)):
+        for j in range(i):
+            assert not np.allclose(keys[i], keys[j], rtol=1e-3), (exercise, i, j)
 
 
 # ---------------------------------------------------------------- 2.1, 2.2: Euler's equations
@@ -44,11 +88,11 @@ def _turn(A0, omega_body, t):
     return solve_ivp(rhs, (0.0, t), A0.ravel(), rtol=1e-12, atol=1e-14).y[:, -1].reshape(3, 3)
 
 
-def _box_inertia_by_integration(about):
-    """Inertia tensor of the 6 kg, 0.3 x 0.2 x 0.1 m box about the point ``about`` (exact integrals)."""
+def _box_inertia_by_integration(about, mass=6, edges=("0.3", "0.2", "0.1")):
+    """Inertia tensor of a uniform box (6 kg, 0.3 x 0.2 x 0.1 m) about the point ``about`` (exact)."""
     x, y, z = sp.symbols("x y z", real=True)
-    a, b, c = sp.Rational(3, 10), sp.Rational(2, 10), sp.Rational(1, 10)
-    rho = 6 / (a * b * c)
+    a, b, c = (sp.Rational(str(e)) for e in edges)
+    rho = sp.Rational(str(mass)) / (a * b * c)
     r = sp.Matrix([x, y, z]) - sp.Matrix(about)
     density = rho * (r.dot(r) * sp.eye(3) - r * r.T)  # I = ∫ rho (|r|² E − r rᵀ) dV
     I = density.applyfunc(lambda f: sp.integrate(f, (x, 0, a), (y, 0, b), (z, 0, c)))
@@ -68,7 +112,7 @@ def test_2_1_moment_is_the_rate_of_angular_momentum():
 
     h = 1e-3
     dH = (H(h) - H(-h)) / (2 * h)
-    np.testing.assert_allclose(get("2.1").reference(), dH, atol=1e-6)
+    np.testing.assert_allclose(get("2.1").key(), dH, atol=1e-6)
     assert_correct("2.1", I_C @ ALPHA21 + np.cross(W21, I_C @ W21))
 
 
@@ -94,7 +138,7 @@ def test_2_2_torque_free_body_conserves_angular_momentum():
 
     h = 1e-3
     alpha_fd = (omega(h) - omega(-h)) / (2 * h)
-    np.testing.assert_allclose(get("2.2").reference(), alpha_fd, atol=1e-6)
+    np.testing.assert_allclose(get("2.2").key(), alpha_fd, atol=1e-6)
     exact = np.linalg.inv(I22) @ -np.cross(W22, I22 @ W22)
     assert_correct("2.2", exact)
     assert_correct("2.2", exact.reshape(3, 1))  # a column is fine
@@ -106,6 +150,73 @@ def test_2_2_mistakes():
     assert_hint("2.2", -gyro, "I alpha, not alpha")
     assert_hint("2.2", -gyro / I22.diagonal(), "diagonal")
     assert_hint("2.2", np.zeros(3), "principal axis")
+
+
+def _rate_of_angular_momentum(I, omega0, alpha):
+    """dH/dt at t = 0 (global = body components then), H = A I omega'(t), omega' = omega0 + alpha t."""
+    def H(t):
+        A = _turn(np.eye(3), lambda time, A: omega0 + alpha * time, t)
+        return A @ I @ (omega0 + alpha * t)
+
+    h = 2e-4
+    return (H(h) - H(-h)) / (2 * h)
+
+
+@pytest.mark.parametrize("seed", SEEDS[:3])
+def test_2_1_variants_moment_and_hints(seed):
+    ex = get("2.1")
+    p = ex.params_for(np.random.default_rng(seed))
+    edges = [sp.Rational(str(e)) for e in p["edges"]]
+    I_C = _box_inertia_by_integration([e / 2 for e in edges], p["mass"], p["edges"])
+    I_O = _box_inertia_by_integration((0, 0, 0), p["mass"], p["edges"])
+    w, al = np.array(p["omega"]), np.array(p["alpha"])
+    np.testing.assert_allclose(ex.key(params=p), _rate_of_angular_momentum(I_C, w, al), atol=1e-6)
+    correct_at("2.1", I_C @ al + np.cross(w, I_C @ w), p)
+    hint_at("2.1", I_C @ al, p, "gyroscopic", "missing")
+    hint_at("2.1", I_C @ al + np.cross(I_C @ w, w), p, "wrong sign")
+    hint_at("2.1", I_O @ al + np.cross(w, I_O @ w), p, "corner", "CENTRAL")
+    hint_at("2.1", np.cross(w, I_C @ w), p, "I alpha", "missing")
+    hint_at("2.1", I_C @ ALPHA21 + np.cross(W21, I_C @ W21), p)  # the public answer is not this student's
+
+
+def test_2_1_and_2_2_variants_differ():
+    assert_keys_differ("2.1")
+    assert_keys_differ("2.2")
+
+
+def _alpha_from_conserved_momentum(I, w0):
+    """No moment: H = A I omega' is constant, so omega'(t) = I^-1 A(t)^T H0; alpha' = d omega'/dt at 0."""
+    H0 = I @ w0
+
+    def omega(t):
+        A = _turn(np.eye(3), lambda time, A: np.linalg.solve(I, A.T @ H0), t)
+        return np.linalg.solve(I, A.T @ H0)
+
+    h = 2e-4
+    return (omega(h) - omega(-h)) / (2 * h)
+
+
+@pytest.mark.parametrize("seed", SEEDS[:3])
+def test_2_2_variants_conserve_angular_momentum_and_hints(seed):
+    ex = get("2.2")
+    p = ex.params_for(np.random.default_rng(seed))
+    I, w = np.array(p["inertia"]), np.array(p["omega"])
+    assert np.allclose(I, I.T) and np.linalg.eigvalsh(I)[0] > 0.1
+    lam = np.linalg.eigvalsh(I)
+    assert lam[0] + lam[1] > lam[2]  # principal moments a real body can have
+    np.testing.assert_allclose(ex.key(params=p), _alpha_from_conserved_momentum(I, w), atol=1e-6)
+    gyro = np.cross(w, I @ w)
+    exact = np.linalg.inv(I) @ -gyro
+    correct_at("2.2", exact, p)
+    hint_at("2.2", np.linalg.inv(I) @ gyro, p, "sign")
+    hint_at("2.2", -gyro, p, "I alpha, not alpha")
+    hint_at("2.2", -gyro / I.diagonal(), p, "diagonal")
+    hint_at("2.2", np.zeros(3), p, "principal axis")
+    # the check of a released notebook tests the conservation of T and |H| (no key needed)
+    assert ex.sanity(exact, **p) is None
+    assert "angular momentum" in ex.sanity(-gyro, **p)  # that is I alpha: it keeps T but not |H|
+    assert "kinetic energy" in ex.sanity(-gyro / I.diagonal(), **p)
+    assert "kinetic energy" in ex.sanity(exact + np.linalg.inv(I) @ w, **p)
 
 
 # ---------------------------------------------------------------- the double pendulum, by Lagrange
@@ -246,12 +357,51 @@ def test_2_7_forward_dynamics():
     qdd = np.linalg.solve(M, TAU - h - G)
     assert_correct("2.7", qdd)
     # round trip: the inverse dynamics of the answer gives back the torques
-    np.testing.assert_allclose(M @ get("2.7").reference() + h + G, TAU, rtol=1e-10)
+    np.testing.assert_allclose(M @ get("2.7").key() + h + G, TAU, rtol=1e-10)
     assert_hint("2.7", np.linalg.solve(M, TAU), "h = C qd + G are missing")
     assert_hint("2.7", np.linalg.solve(M, TAU + h + G), "wrong sign")
     assert_hint("2.7", np.linalg.solve(M, TAU - G), "velocity terms")
     assert_hint("2.7", TAU - h - G, "M qdd, not qdd")
     assert_hint("2.7", [math.nan, 0.0], "NaN")
+
+
+def arm_values(p, q, qd):
+    return {m1: p["masses"][0], m2: p["masses"][1], L1: p["lengths"][0], L2: p["lengths"][1], g: 9.81,
+            q1: q[0], q2: q[1], qd1: qd[0], qd2: qd[1]}
+
+
+def at_variant(expr, p):
+    return np.array(sp.Matrix(expr).subs(arm_values(p, p["q"], p["qd"])).evalf(), dtype=float).squeeze()
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_2_5_and_2_7_variants(seed):
+    p5 = get("2.5").params_for(np.random.default_rng(seed))
+    M, h, G = (at_variant(x, p5) for x in equations())
+    qdd = np.array(p5["qdd"])
+    tau = M @ qdd + h + G
+    np.testing.assert_allclose(get("2.5").key(params=p5), tau, rtol=1e-9)
+    correct_at("2.5", tau, p5)
+    hint_at("2.5", M @ qdd + h - G, p5, "gravity", "wrong sign")
+    hint_at("2.5", M @ qdd + G, p5, "Coriolis", "qd = 0")
+    hint_at("2.5", M @ qdd + h, p5, "gravity is missing")
+    hint_at("2.5", tau[::-1], p5, "reverse order")
+
+    p7 = get("2.7").params_for(np.random.default_rng(seed))
+    M, h, G = (at_variant(x, p7) for x in equations())
+    tau = np.array(p7["tau"])
+    qdd = np.linalg.solve(M, tau - h - G)
+    np.testing.assert_allclose(get("2.7").key(params=p7), qdd, rtol=1e-9)
+    correct_at("2.7", qdd, p7)
+    hint_at("2.7", np.linalg.solve(M, tau), p7, "h = C qd + G are missing")
+    hint_at("2.7", np.linalg.solve(M, tau + h + G), p7, "wrong sign")
+    hint_at("2.7", np.linalg.solve(M, tau - G), p7, "velocity terms")
+    hint_at("2.7", tau - h - G, p7, "M qdd, not qdd")
+
+
+def test_2_5_and_2_7_variants_differ():
+    assert_keys_differ("2.5")
+    assert_keys_differ("2.7")
 
 
 # ---------------------------------------------------------------- 2.6 Coriolis matrix
@@ -298,6 +448,365 @@ def test_2_6_mistakes():
     wrong[1, 0] = -wrong[1, 0]
     assert_hint("2.6", wrong, "entry [1, 0]", "wrong sign")
     assert_hint("2.6", C + sp.Matrix([[t, 0], [0, 0]]), "contains t")
+
+
+# ---------------------------------------------------------------- 2.8 one step of the inward pass
+def balance_residual(case, out):
+    """Newton and Euler (about C) for link i cut free, with the step's f_i, n_i: zero if they balance.
+
+    Loads on link i: f_i and n_i at joint i (at -d from C), -R^T f_c and -R^T n_c at the child's joint (at
+    l - d from C), the weight m g at C.
+    """
+    m, I_C, omega, alpha, a_C, d, l, R, f_c, n_c, g, k = case
+    f, n, tau = out[:3], out[3:6], out[6]
+    force = f - R.T @ f_c + m * g - m * a_C
+    moment = (n + np.cross(-d, f) - R.T @ n_c + np.cross(l - d, -R.T @ f_c)
+              - I_C @ alpha - np.cross(omega, I_C @ omega))
+    return np.concatenate([force, moment, [tau - n @ k]])
+
+
+def student_step(m, I_C, omega, alpha, a_C, d, l, R, f_c, n_c, g, k):
+    """A right answer written differently: the moments balanced about C first, then moved to the joint."""
+    f = m * (a_C - g) + R.T @ f_c
+    n_C = I_C @ alpha + np.cross(omega, I_C @ omega) + R.T @ n_c + np.cross(l - d, R.T @ f_c)
+    n = n_C + np.cross(d, f)  # the parent's force f acts at the joint, at -d from C
+    return np.hstack([f, n, n @ k])
+
+
+def wrong_step(m, I_C, omega, alpha, a_C, d, l, R, f_c, n_c, g, k, mistake):
+    """The typical wrong steps, written out here."""
+    back = {"unrotated": np.eye(3), "transposed": R}.get(mistake, R.T)
+    sign = -1.0 if mistake == "child sign" else 1.0
+    fb, nb = sign * back @ f_c, sign * back @ n_c
+    weight = {"gravity sign": m * g, "no gravity": 0 * g}.get(mistake, -m * g)
+    F = m * a_C + weight
+    gyro = 0 * omega if mistake == "no gyro" else np.cross(omega, I_C @ omega)
+    N = I_C @ alpha + gyro
+    lever = 0 * l if mistake == "no lever" else np.cross(l, fb)
+    n = N + np.cross(d, F) + nb + lever
+    if mistake == "about C":
+        n = N + nb + np.cross(l - d, fb)
+    if mistake == "no d x F":
+        n = N + nb + np.cross(l, fb)
+    f = F + fb
+    return np.hstack([f, n, n @ k])
+
+
+MISTAKES_28 = {
+    "unrotated": ("CHILD's frame", "R^T"),
+    "transposed": ("transposed",),
+    "child sign": ("wrong sign", "ON the child"),
+    "no lever": ("l x (R^T f_c)",),
+    "no gyro": ("gyroscopic",),
+    "gravity sign": ("gravity has the wrong sign",),
+    "no gravity": ("weight is missing",),
+    "about C": ("about the centre of mass C",),
+    "no d x F": ("d x m (a_C - g)",),
+}
+
+
+def hidden_28(seed):
+    return get("2.8").grading_cases(np.random.default_rng(seed))
+
+
+def test_2_8_reference_balances_the_link_on_public_and_hidden_cases():
+    ex = get("2.8")
+    cases = ex.grading_cases(None) + hidden_28(1) + hidden_28(2)
+    assert len(cases) == 2 + 6 + 6
+    for case in cases:
+        out = ex.key(*case)
+        assert out.shape == (7,)
+        np.testing.assert_allclose(balance_residual(case, out), 0, atol=1e-10)
+        np.testing.assert_allclose(student_step(*case), out, rtol=1e-12, atol=1e-12)
+    assert_correct("2.8", student_step)
+    # the hidden cases are new links for every student (and include a tip link without a child)
+    a, b = hidden_28(1), hidden_28(2)
+    assert not np.allclose(a[0][1], b[0][1])
+    assert any(np.all(c[8] == 0) and np.all(c[9] == 0) for c in a)
+    assert all(np.allclose(c[7].T @ c[7], np.eye(3)) and np.isclose(np.linalg.norm(c[11]), 1) for c in a)
+
+
+def _chain_for_2_8():
+    """A spatial arm with tilted joint axes, turned joint frames and bodies off their link lines."""
+    from mbdlib import Chain, Joint, RigidBody
+    from mbdlib.rotations import rot_x, rot_y, rot_z
+
+    chain = Chain(name="test arm")
+    specs = [((0, 0, 1), (0, 0, 0), np.eye(3), 3.0, (0.05, 0.02, 0.2), (0.04, 0.05, 0.03)),
+             ((0, 1, 0), (0.0, 0.1, 0.4), rot_x(0.3), 2.0, (0.25, 0.0, 0.03), (0.01, 0.04, 0.045)),
+             ((1, 1, 0), (0.5, 0.0, 0.0), rot_z(0.7) @ rot_y(-0.4), 1.5, (0.2, 0.05, 0.0),
+              (0.01, 0.02, 0.025)),
+             ((0, 0, 1), (0.4, 0.0, 0.05), rot_x(np.pi / 2), 0.7, (0.1, 0.0, 0.02), (0.002, 0.003, 0.004))]
+    for i, (axis, origin, rotation, m, com, moments) in enumerate(specs):
+        tilt = rot_y(0.2 * i) @ rot_x(-0.1 * i)  # principal axes not along the frame's
+        inertia = tilt @ np.diag(moments) @ tilt.T
+        chain.add_link(f"link{i + 1}", Joint(f"j{i + 1}", "revolute", axis, origin, rotation),
+                       RigidBody(m, com=com, inertia=inertia, name=f"link{i + 1}"))
+    return chain
+
+
+@pytest.mark.parametrize("step", ["reference", "student"])
+def test_2_8_the_step_composed_over_a_chain_is_rnea(step):
+    from mbdlib import forward_kinematics, rnea
+
+    one_step = get("2.8").reference if step == "reference" else student_step
+    chain = _chain_for_2_8()
+    rng = np.random.default_rng(28)
+    gravity = np.array([0.0, 0.0, -9.81])
+    for _ in range(3):
+        q, qd, qdd = rng.uniform(-2, 2, (3, chain.n))
+        kin = forward_kinematics(chain, q, qd, qdd)  # motion only: the step adds the weight itself
+        f_c, n_c, R, l = np.zeros(3), np.zeros(3), np.eye(3), np.zeros(3)
+        taus, forces, moments = [], [], []
+        for i in reversed(range(chain.n)):
+            link = chain.links[i]
+            out = one_step(link.body.mass, link.body.inertia, kin.omega[i], kin.alpha[i], kin.a_c[i],
+                           kin.d[i], l, R, f_c, n_c, kin.A[i].T @ gravity, link.joint.axis)
+            f_c, n_c = out[:3], out[3:6]
+            R, l = kin.R[i], kin.l[i]  # for the parent: frame parent -> frame i, and joint i from its joint
+            taus.append(out[6])
+            forces.append(f_c)
+            moments.append(n_c)
+        tau, reactions = rnea(chain, q, qd, qdd, gravity=gravity, return_reactions=True)
+        np.testing.assert_allclose(taus[::-1], tau, rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(forces[::-1], reactions.force, rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(moments[::-1], reactions.moment, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("mistake", sorted(MISTAKES_28))
+def test_2_8_each_mistake_gets_its_hint_on_public_and_hidden_cases(mistake):
+    ex = get("2.8")
+
+    def wrong(*case):
+        return wrong_step(*case, mistake=mistake)
+
+    assert_hint("2.8", wrong, *MISTAKES_28[mistake])
+    hidden = hidden_28(7)
+    v = judge(ex, [wrong(*c) for c in hidden], hidden, {})
+    assert v.verdict == "wrong" and all(w in v.hint for w in MISTAKES_28[mistake]), v
+
+
+def test_2_8_a_function_right_only_on_the_public_cases_fails_on_hidden_ones():
+    ex = get("2.8")
+    public = ex.grading_cases(None)
+    keys = [ex.key(*c) for c in public]
+
+    def lookup(*case):  # the public answers, looked up by the link's mass
+        for c, key in zip(public, keys, strict=True):
+            if np.isclose(case[0], c[0]):
+                return key
+        return np.zeros(7)
+
+    assert evaluate("2.8", lookup).verdict == "correct"
+    hidden = hidden_28(3)
+    v = judge(ex, [lookup(*c) for c in hidden], hidden, {})
+    assert v.verdict == "wrong"
+    assert judge(ex, [student_step(*c) for c in hidden], hidden, {}).verdict == "correct"
+
+
+def test_2_8_the_shape_and_type_of_the_result():
+    assert_hint("2.8", lambda *c: student_step(*c)[:6], "shape (6,)", "shape (7,)")
+    v = evaluate("2.8", lambda *c: (student_step(*c)[:3], student_step(*c)[3:6], student_step(*c)[6]))
+    assert v.verdict == "wrong"
+    assert evaluate("2.8", lambda *c: None).verdict == "unanswered"
+    assert evaluate("2.8", lambda *c: 1 / 0).verdict == "error"
+    nudged = evaluate("2.8", lambda *c: student_step(*c) + np.r_[0, 0, 0, 0, 0, 0.1, 0.1])
+    assert nudged.verdict == "wrong" and "entry [5]" in nudged.hint
+
+
+# ---------------------------------------------------------------- 2.9 the cart-pendulum, by Lagrange
+xc, th, xcd, thd = sp.symbols("x theta xdot thetadot", real=True)
+m_c, m_p, dc, J_C, kc, gc = sp.symbols("m_c m_p d J_C k g", positive=True)
+
+
+@cache
+def cart_lagrange(J_pivot=False, hanging_from="down"):
+    """M, h, G of the cart-pendulum from T and V written here (q = (x, theta), theta from the downward
+    vertical, counterclockwise); ``J_pivot``: the student's T with the pivot's J in the rotation term;
+    ``hanging_from="horizontal"``: theta read from the horizontal (the sin/cos mix-up)."""
+    q, qd = sp.Matrix([xc, th]), sp.Matrix([xcd, thd])
+    phi = th - sp.pi / 2 if hanging_from == "down" else th  # angle of the pendulum from the x axis
+    r_C = sp.Matrix([xc + dc * sp.cos(phi), dc * sp.sin(phi)])
+    v_C = r_C.jacobian(q) * qd
+    J = J_C + m_p * dc**2 if J_pivot else J_C
+    T = m_c * xcd**2 / 2 + m_p * v_C.dot(v_C) / 2 + J * thd**2 / 2
+    V = kc * xc**2 / 2 + m_p * gc * r_C[1]
+    M = sp.hessian(T, qd).applyfunc(sp.simplify)
+    p = sp.Matrix([T]).jacobian(qd).T
+    h = (p.jacobian(q) * qd - sp.Matrix([T]).jacobian(q).T).applyfunc(sp.simplify)
+    G = sp.Matrix([V]).jacobian(q).T.applyfunc(sp.simplify)
+    return M, h, G
+
+
+def cart_numbers(expr, p):
+    values = {m_c: p["m_c"], m_p: p["m_p"], dc: p["d"], J_C: p["J_C"], kc: p["k"], gc: 9.81,
+              xc: p["q"][0], th: p["q"][1], xcd: p["qd"][0], thd: p["qd"][1]}
+    return np.array(sp.Matrix(expr).subs(values).evalf(), dtype=float).squeeze()
+
+
+def cart_solution(p, **kw):
+    M, h, G = (cart_numbers(x, p) for x in cart_lagrange(**kw))
+    return M, h, G, np.linalg.solve(M, np.array([p["F"], 0.0]) - h - G)
+
+
+def cart_params():
+    return [dict(get("2.9a").params)] + variants("2.9a")
+
+
+def test_2_9_the_parts_share_one_mechanism_and_the_public_numbers():
+    assert get("2.9a").params == get("2.9b").params == get("2.9c").params
+    p = get("2.9a").params
+    assert (p["m_c"], p["m_p"], p["d"], p["J_C"], p["k"], p["F"]) == (2.0, 0.8, 0.4, 0.03, 60.0, 5.0)
+    assert [e.points for e in exercises(2) if e.id.startswith("2.9")] == [2, 1, 2]
+
+
+@pytest.mark.parametrize("index", range(1 + len(SEEDS)))
+def test_2_9_references_are_lagrange_at_public_and_variant_numbers(index):
+    p = cart_params()[index]
+    M, h, G, qdd = cart_solution(p)
+    np.testing.assert_allclose(get("2.9a").key(params=p), M, rtol=1e-10)
+    np.testing.assert_allclose(get("2.9b").key(params=p), G, rtol=1e-10)
+    np.testing.assert_allclose(get("2.9c").key(params=p), qdd, rtol=1e-9)
+    for eid, answer in (("2.9a", M), ("2.9b", G), ("2.9c", qdd)):
+        correct_at(eid, answer, p)
+    # energy: with no push and no damping, T + V of a short simulation stays put (an independent check of
+    # the signs of h and G together): integrate M qdd = -h - G by scipy and compare the energy
+    Mf, hf, Gf = (sp.lambdify((xc, th, xcd, thd), x.subs({m_c: p["m_c"], m_p: p["m_p"], dc: p["d"],
+                                                              J_C: p["J_C"], kc: p["k"], gc: 9.81}))
+                  for x in cart_lagrange())
+
+    def rhs(t, y):
+        M_, h_, G_ = (np.array(f(*y), dtype=float).reshape(-1) for f in (Mf, hf, Gf))
+        return np.concatenate([y[2:], np.linalg.solve(M_.reshape(2, 2), -h_ - G_)])
+
+    def energy(y):
+        M_ = np.array(Mf(*y), dtype=float).reshape(2, 2)
+        V = p["k"] * y[0] ** 2 / 2 - p["m_p"] * 9.81 * p["d"] * np.cos(y[1])
+        return y[2:] @ M_ @ y[2:] / 2 + V
+
+    y0 = np.array([*p["q"], *p["qd"]])
+    sol = solve_ivp(rhs, (0, 1.0), y0, rtol=1e-10, atol=1e-12)
+    assert abs(energy(sol.y[:, -1]) - energy(y0)) < 1e-6 * (1 + abs(energy(y0)))
+
+
+def test_2_9_variants_differ():
+    for eid in ("2.9a", "2.9b", "2.9c"):
+        assert_keys_differ(eid)
+
+
+@pytest.mark.parametrize("index", range(1 + len(SEEDS)))
+def test_2_9_mistakes_get_their_hints(index):
+    p = cart_params()[index]
+    M, h, G, qdd = cart_solution(p)
+    Q = np.array([p["F"], 0.0])
+    m, d, J = p["m_p"], p["d"], p["J_C"]
+    # (a) the mass matrix
+    about_C = M.copy()
+    about_C[1, 1] = J
+    hint_at("2.9a", about_C, p, "parallel-axis")
+    hint_at("2.9a", cart_numbers(cart_lagrange(J_pivot=True)[0], p), p, "twice")
+    point = M.copy()
+    point[1, 1] = m * d**2
+    hint_at("2.9a", point, p, "own inertia J_C")
+    hint_at("2.9a", np.diag(np.diag(M)), p, "coupling", "missing")
+    hint_at("2.9a", M * [[1, -1], [-1, 1]], p, "coupling has the wrong sign")
+    from_horizontal = cart_numbers(cart_lagrange(hanging_from="horizontal")[0], p)  # -m_p d sin(theta)
+    hint_at("2.9a", from_horizontal, p, "sin(theta) where cos(theta)")
+    hint_at("2.9a", from_horizontal * [[1, -1], [-1, 1]], p, "sin(theta) where cos(theta)")
+    cart_only = M.copy()
+    cart_only[0, 0] = p["m_c"]
+    hint_at("2.9a", cart_only, p, "total mass")
+    # (b) gravity and spring
+    hint_at("2.9b", G * [-1, 1], p, "spring's entry has the wrong sign")
+    hint_at("2.9b", G * [1, -1], p, "weight's entry has the wrong sign")
+    hint_at("2.9b", -G, p, "sign is wrong everywhere")
+    hint_at("2.9b", cart_numbers(cart_lagrange(hanging_from="horizontal")[2], p), p, "downward vertical")
+    hint_at("2.9b", G * [0, 1], p, "spring is missing")
+    hint_at("2.9b", G * [1, 0], p, "weight is missing")
+    # (c) the accelerations
+    hint_at("2.9c", np.linalg.solve(M, Q - G), p, "velocity term is missing")
+    hint_at("2.9c", np.linalg.solve(M, Q + h - G), p, "velocity term has the wrong sign")
+    hint_at("2.9c", np.linalg.solve(M, Q - h), p, "G of (b) is missing")
+    hint_at("2.9c", np.linalg.solve(M, Q - h + G), p, "G has the wrong sign")
+    hint_at("2.9c", np.linalg.solve(M, Q[::-1] - h - G), p, "acts on the cart")
+    hint_at("2.9c", Q - h - G, p, "M qdd, not qdd")
+    hint_at("2.9c", (Q - h - G) / np.diag(M), p, "diagonal of M")
+    # another student's answer is wrong here (the public one, at a variant)
+    if index:
+        public = cart_solution(cart_params()[0])
+        for eid, answer in (("2.9a", public[0]), ("2.9b", public[2]), ("2.9c", public[3])):
+            assert judged(eid, answer, p).verdict == "wrong"
+
+
+def test_2_9a_sanity_in_a_released_notebook():
+    sanity = get("2.9a").sanity
+    M = cart_solution(get("2.9a").params)[0]
+    assert sanity(M) is None
+    assert "symmetric" in sanity(M + [[0, 0.1], [0, 0]])
+    assert "positive definite" in sanity(M * [[1, 5], [5, 1]])
+    assert sanity([1.0, 2.0]) is None  # a wrong shape is said by the check itself
+
+
+def test_a_released_notebook_checks_variants_without_the_key(capsys):
+    """With a student's variant loaded, a value check says "pending" (or a sane-looking problem), never
+    the verdict; a function check still judges on the public cases."""
+    from mbdlib.exercises import check
+    from mbdlib.exercises.core import _VARIANT, encode_variant, use_variant
+
+    p = variants("2.9a")[0]
+    token = encode_variant("s1", 2, {e.id: e.params_for(np.random.default_rng(SEEDS[0]))
+                                     for e in exercises(2) if e.variant is not None})
+    try:
+        use_variant(token)
+        M = cart_solution(p)[0]
+        check("2.9a", M)
+        check("2.9a", M + [[0, 0.1], [0, 0]])
+        check("2.9c", cart_solution(p)[3])
+        check("2.8", student_step)
+    finally:
+        _VARIANT.clear()
+    lines = capsys.readouterr().out.splitlines()
+    assert "verdict comes at grading" in lines[0] and "correct" not in lines[0]
+    assert "symmetric" in lines[1]
+    assert "verdict comes at grading" in lines[2]
+    assert lines[3].startswith("✓ 2.8 correct")
+
+
+# ---------------------------------------------------------------- graded as a class would
+@pytest.mark.slow
+def test_two_students_released_graded_and_a_borrowed_notebook(tmp_path):
+    """Release the solution notebook for two students, grade it with the secret: everything correct for
+    both; Bo hands in Ann's notebook: every exercise with its own numbers becomes wrong for him."""
+    import csv
+    from pathlib import Path
+
+    from mbdlib.exercises.grade import grade
+    from mbdlib.exercises.release import release_variants
+
+    root = Path(__file__).resolve().parents[1]
+    roster, secret = tmp_path / "roster.csv", tmp_path / "secret"
+    roster.write_text("student_id,name,file\ns1,Ann,ann.ipynb\ns2,Bo,bo.ipynb\n")
+    secret.write_bytes(b"chapter-2-secret-for-the-tests-0123456789")
+    released = release_variants(root / "solutions" / "ch02_dynamics.ipynb", roster, secret, tmp_path / "rel")
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    for p in released:
+        (subs / p.name).write_bytes(p.read_bytes())
+    (tmp_path / "borrowed").mkdir()
+    (tmp_path / "borrowed" / "bo.ipynb").write_bytes(released[0].read_bytes())  # Ann's, under Bo's name
+
+    def table(folder, out):
+        grade([folder], out, timeout=120, workers=2, roster=roster, secret_file=secret, log=lambda *a: None)
+        return {(r["student"], r["exercise"]): r for r in csv.DictReader(out.open(encoding="utf-8"))}
+
+    ids = [e.id for e in exercises(2)]
+    honest = table(subs, tmp_path / "grades.csv")
+    for s in ("s1", "s2"):
+        assert [honest[s, i]["verdict"] for i in ids] == ["correct"] * len(ids), s
+    borrowed = table(tmp_path / "borrowed", tmp_path / "borrowed.csv")
+    for e in exercises(2):
+        expected = "wrong" if e.variant is not None else "correct"  # functions and formulas are the same
+        assert borrowed["s2", e.id]["verdict"] == expected, (e.id, borrowed["s2", e.id])
 
 
 # ---------------------------------------------------------------- never crash, never accept junk

@@ -187,14 +187,18 @@ def _free_variant(rng) -> dict:
     return {"inertia": np.round(I, 2).tolist(), "omega": [round(float(w), 1) for w in omega]}
 
 
-def _energy_kept(answer, inertia, omega, **_) -> str | None:
-    """With no moment the kinetic energy stays constant: dT/dt = omega . (I alpha) = 0."""
+def _conserved(answer, inertia, omega, **_) -> str | None:
+    """With no moment T and |H| stay constant: omega . (I alpha) = 0 and (I omega) . (I alpha) = 0."""
     alpha, I, w = np.asarray(answer, dtype=float).reshape(-1), _vec(inertia), _vec(omega)
     if alpha.shape != (3,):
         return None
-    if abs(w @ (I @ alpha)) > 1e-6 * (1 + np.linalg.norm(w) * np.linalg.norm(I @ alpha)):
+    scale = 1e-6 * (1 + np.linalg.norm(I @ w) * np.linalg.norm(I @ alpha))
+    if abs(w @ (I @ alpha)) > scale:
         return ("with no moment the kinetic energy T = omega . (I omega)/2 must stay constant, but your "
                 "alpha gives dT/dt = omega . (I alpha) != 0")
+    if abs((I @ w) @ (I @ alpha)) > scale:
+        return ("with no moment the angular momentum H = I omega keeps its length (it is constant in space), "
+                "but your alpha gives d|H|^2/dt = 2 (I omega) . (I alpha) != 0")
     return None
 
 
@@ -206,7 +210,7 @@ register(
         reference=_alpha_22,
         params=FREE_22,
         variant=_free_variant,
-        sanity=_energy_kept,
+        sanity=_conserved,
         mistakes=[
             Mistake(
                 lambda inertia, omega: np.linalg.solve(_vec(inertia), _gyro_22(inertia, omega)),
@@ -817,12 +821,12 @@ register(
                 "the coupling has the wrong sign: theta turns counterclockwise from hanging down, so the "
                 "centre's x velocity is x_dot + d cos(theta) theta_dot",
             ),
-            Mistake(
-                lambda **p: _M_cart(**p, trig=np.sin),
+            *(Mistake(
+                lambda _s=sign, **p: _M_cart(**p, trig=np.sin, coupling=_s),
                 "the coupling has sin(theta) where cos(theta) belongs: theta is measured from the downward "
                 "vertical, so the centre is at x + d sin(theta) and its x velocity has d cos(theta) "
                 "theta_dot",
-            ),
+            ) for sign in (1.0, -1.0)),  # (-sin: theta read from the horizontal)
             Mistake(
                 lambda **p: _M_cart(**p, cart=0.0),
                 "M[0, 0] misses the pendulum's mass: the whole pendulum moves with the cart (M[0, 0] is the "
