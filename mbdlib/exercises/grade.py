@@ -152,11 +152,24 @@ def read_secret(path: str | Path) -> bytes:
     return data
 
 
+def problem_of(exercise_id: str) -> str:
+    """The problem an exercise belongs to: the parts "5.8a", "5.8b" of a multi-part problem share "5.8".
+
+    >>> problem_of("5.8b"), problem_of("1.10")
+    ('5.8', '1.10')
+    """
+    return re.sub(r"[a-z]$", "", exercise_id)
+
+
 def student_params(exercise: Exercise, student: str, secret: bytes | None) -> dict:
-    """The parameters of ``student``'s variant (the public ones without a secret or without variants)."""
+    """The parameters of ``student``'s variant (the public ones without a secret or without variants).
+
+    The parts of a multi-part problem draw from the same seed (the problem's id): parts that describe their
+    mechanism with the same ``variant`` function get the same mechanism.
+    """
     if secret is None or exercise.variant is None:
         return dict(exercise.params)
-    return exercise.params_for(variant_rng(secret, student, exercise.id, "params"))
+    return exercise.params_for(variant_rng(secret, student, problem_of(exercise.id), "params"))
 
 
 def student_cases(exercise: Exercise, student: str, secret: bytes | None, params: dict) -> list[tuple]:
