@@ -834,6 +834,13 @@ def test_exercise_notebook_handed_out_and_with_the_colleagues_models():
     assert execute(nb, ROOT / "exercises", timeout=240) == ("ok", "")
     records = records_in(nb)
     assert sorted(records) == sorted(x.id for x in exercises(6))
+    # a function exercise records the function's name (the grader calls it on its own cases); its check
+    # line in the notebook says that the placeholder is not written yet
+    for ex in [x.id for x in exercises(6) if x.is_function]:
+        assert records.pop(ex).get("function") == get(ex).function_name, ex
+        cell = next(c for c in nb.cells if c.cell_type == "code" and f'check("{ex}"' in c.source)
+        texts = [o.get("data", {}).get("text/plain", "") for o in cell.outputs]
+        assert any(f"{ex} not answered yet" in t for t in texts), texts
     # the grader's judgement of the recorded answers (a record carries the answer, never a verdict)
     verdicts = {ex: _judge_value(get(ex), rec, get(ex).params) for ex, rec in records.items()}
     for ex, v in verdicts.items():
