@@ -324,7 +324,7 @@ def test_2_4_gravity_vector():
 def test_2_4_mistakes():
     G = gravity()
     assert_hint("2.4", -G, "sign")
-    assert_hint("2.4", G - sp.Matrix([m2 * g * L1 * sp.cos(q1), 0]), "m2 g L1 cos(q1)")
+    assert_hint("2.4", G - sp.Matrix([m2 * g * L1 * sp.cos(q1), 0]), "first entry", "link 2's weight")
     assert_hint("2.4", gravity("vertical"), "vertical")
     assert_hint("2.4", gravity("absolute"), "ABSOLUTE")
     assert_hint("2.4", G[0], "a single number", "shape (2,)")
@@ -724,8 +724,8 @@ def test_2_9_mistakes_get_their_hints(index):
     hint_at("2.9b", G * [0, 1], p, "spring is missing")
     hint_at("2.9b", G * [1, 0], p, "weight is missing")
     # (c) the accelerations
-    hint_at("2.9c", np.linalg.solve(M, Q - G), p, "velocity term is missing")
-    hint_at("2.9c", np.linalg.solve(M, Q + h - G), p, "velocity term has the wrong sign")
+    hint_at("2.9c", np.linalg.solve(M, Q - G), p, "velocity term h is missing")
+    hint_at("2.9c", np.linalg.solve(M, Q + h - G), p, "velocity term h has the wrong sign")
     hint_at("2.9c", np.linalg.solve(M, Q - h), p, "G of (b) is missing")
     hint_at("2.9c", np.linalg.solve(M, Q - h + G), p, "G has the wrong sign")
     hint_at("2.9c", np.linalg.solve(M, Q[::-1] - h - G), p, "acts on the cart")
@@ -770,6 +770,47 @@ def test_a_released_notebook_checks_variants_without_the_key(capsys):
     assert "symmetric" in lines[1]
     assert "verdict comes at grading" in lines[2]
     assert lines[3].startswith("✓ 2.8 correct")
+
+
+# ---------------------------------------------------------------- hints never give the key away
+def _shown(x):
+    """How a number might be printed (2 decimals, 3 and 4 significant digits), if specific enough."""
+    forms = {f"{x:.2f}", f"{x:.3g}", f"{x:.4g}", f"{abs(x):.3g}", f"{abs(x):.4g}"}
+    return {f for f in forms if len(f.strip("-0.").replace(".", "")) >= 3}
+
+
+@pytest.mark.parametrize("exercise", [e.id for e in exercises(2)])
+def test_no_hint_prints_a_key(exercise):
+    """Every hint a wrong answer can get (each mistake's, the generic ones for nudged keys, a released
+    notebook's sanity test), at the public numbers and two students', holds no number of the key."""
+    ex = get(exercise)
+    settings = [dict(ex.params)] + ([ex.params_for(np.random.default_rng(s)) for s in SEEDS[:2]]
+                                    if ex.variant is not None else [])
+    for params in settings:
+        cases = ex.grading_cases(None) if ex.is_function else [()]
+        keys = [ex.key(*c, params=params) for c in cases]
+        if isinstance(keys[0], sp.MatrixBase):
+            numbers = set()
+            shown_formulas = {str(e) for k in keys for e in k if len(str(e)) > 8}
+        else:
+            numbers = {f for k in keys for v in np.ravel(k) if abs(v) > 1e-3 for f in _shown(float(v))}
+            shown_formulas = set()
+        texts = [m.hint for m in ex.mistakes]
+        wrongs = []
+        for m in ex.mistakes:
+            if m.answer is not None:
+                wrongs.append([m.answer(*c, **params) for c in cases])
+        if not isinstance(keys[0], sp.MatrixBase):
+            for f in (lambda k: 1.1 * k, lambda k: k + 0.05, lambda k: -k, lambda k: np.round(k, 1),
+                      lambda k: k * np.linspace(0.9, 1.2, np.size(k)).reshape(np.shape(k))):
+                wrongs.append([f(np.asarray(k, dtype=float)) for k in keys])
+        for outs in wrongs:
+            texts.append(judge(ex, outs, cases, params).hint)
+            if ex.sanity is not None:
+                texts.append(ex.sanity(outs[0], **params) or "")
+        for text in texts:
+            assert not any(n in text for n in numbers), (exercise, text, numbers)
+            assert not any(f in text for f in shown_formulas), (exercise, text)
 
 
 # ---------------------------------------------------------------- graded as a class would

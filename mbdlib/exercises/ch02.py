@@ -310,7 +310,7 @@ register(
             Mistake(
                 lambda: _M_closed(coupling=0),
                 "the cos(q2) coupling is missing: v_C2 = v_elbow + omega_2 x (C2 - elbow), and the "
-                "square of that sum has the cross term L1 L2/2 cos(q2) (qd1^2 + qd1 qd2)",
+                "square of that sum has a cross term in cos(q2)",
             ),
             Mistake(
                 lambda: _M_closed(absolute=True),
@@ -320,7 +320,7 @@ register(
             Mistake(
                 lambda: _M_closed(half=1),
                 "M12 has the whole L1 L2 cos(q2) coupling term; it gets half of it (M11 gets all of it): "
-                "M12 = m2 (L2^2/3 + L1 L2 cos(q2)/2)",
+                "the cross term of T is shared by M12 and M21",
             ),
             Mistake(
                 lambda: _M_closed(tips=True),
@@ -346,8 +346,8 @@ register(
             ),
             Mistake(
                 lambda: _G_closed(second_mass=0),
-                "the first entry misses m2 g L1 cos(q1): link 2 hangs on link 1, so raising q1 also "
-                "lifts link 2 (its centre is at y = L1 sin q1 + L2/2 sin(q1 + q2))",
+                "the first entry misses a part of link 2's weight: link 2 hangs on link 1, so raising q1 "
+                "also lifts link 2's centre, elbow included (its height is L1 sin q1 + L2/2 sin(q1 + q2))",
             ),
             Mistake(
                 lambda: _G_closed(trig=sp.sin),
@@ -357,7 +357,7 @@ register(
             Mistake(
                 lambda: _G_closed(absolute=True),
                 "you used ABSOLUTE angles; q2 is relative, so link 2's centre is at height "
-                "L1 sin q1 + L2/2 sin(q1 + q2) and G1 also gets m2 g L2/2 cos(q1 + q2)",
+                "L1 sin q1 + L2/2 sin(q1 + q2), and its weight also enters G1 (raising q1 turns link 2 too)",
             ),
         ],
     )
@@ -813,24 +813,21 @@ register(
             Mistake(
                 lambda **p: _M_cart(**p, coupling=0.0),
                 "the coupling M[0, 1] = M[1, 0] is missing: the pendulum's centre moves with the cart AND "
-                "swings, v_C = (x_dot + d cos(theta) theta_dot, d sin(theta) theta_dot), and v_C.v_C has "
-                "a cross term",
+                "swings, so v_C.v_C has a cross term in x_dot theta_dot",
             ),
             Mistake(
                 lambda **p: _M_cart(**p, coupling=-1.0),
-                "the coupling has the wrong sign: theta turns counterclockwise from hanging down, so the "
-                "centre's x velocity is x_dot + d cos(theta) theta_dot",
+                "the coupling has the wrong sign: theta turns counterclockwise from hanging down (theta > 0 "
+                "swings C towards +x)",
             ),
             *(Mistake(
                 lambda _s=sign, **p: _M_cart(**p, trig=np.sin, coupling=_s),
                 "the coupling has sin(theta) where cos(theta) belongs: theta is measured from the downward "
-                "vertical, so the centre is at x + d sin(theta) and its x velocity has d cos(theta) "
-                "theta_dot",
+                "vertical (the centre is at (x + d sin(theta), -d cos(theta)))",
             ) for sign in (1.0, -1.0)),  # (-sin: theta read from the horizontal)
             Mistake(
                 lambda **p: _M_cart(**p, cart=0.0),
-                "M[0, 0] misses the pendulum's mass: the whole pendulum moves with the cart (M[0, 0] is the "
-                "total mass)",
+                "M[0, 0] misses the pendulum's mass: the whole pendulum moves with the cart",
             ),
         ],
     )
@@ -847,14 +844,13 @@ register(
         mistakes=[
             Mistake(
                 lambda **p: _G_cart(**p, spring=-1.0),
-                "the spring's entry has the wrong sign: V = k x^2/2 gives dV/dx = +k x (the spring's force "
-                "-k x moved to the left of M qdd + h + G = Q)",
+                "the spring's entry has the wrong sign: G = +dV/dq with V = k x^2/2 (the spring's force "
+                "moved to the left of M qdd + h + G = Q)",
             ),
             Mistake(
                 lambda **p: _G_cart(**p, gravity=-1.0),
-                "the weight's entry has the wrong sign: the centre's height is -d cos(theta), so "
-                "V = -m_p g d cos(theta) and dV/dtheta = +m_p g d sin(theta) (it pulls the pendulum back "
-                "down)",
+                "the weight's entry has the wrong sign: G = +dV/dq, and the centre's height is "
+                "-d cos(theta) (the weight pulls the pendulum back down)",
             ),
             Mistake(
                 lambda **p: -_G_cart(**p),
@@ -862,16 +858,16 @@ register(
             ),
             Mistake(
                 lambda **p: _G_cart(**p, trig=np.cos),
-                "theta is measured from the downward vertical: the centre's height is -d cos(theta), so "
-                "the weight's entry has sin(theta)",
+                "theta is measured from the downward vertical: the centre's height is -d cos(theta); "
+                "differentiate that",
             ),
             Mistake(
                 lambda **p: _G_cart(**p, spring=0.0),
-                "the spring is missing: V also has k x^2/2, which gives the first entry",
+                "the spring is missing: V also has the spring's energy k x^2/2",
             ),
             Mistake(
                 lambda **p: _G_cart(**p, gravity=0.0),
-                "the weight is missing: V also has -m_p g d cos(theta) (the pendulum's centre rises as "
+                "the weight is missing: V also has the pendulum's potential energy (its centre rises as "
                 "it swings)",
             ),
         ],
@@ -889,13 +885,12 @@ register(
         mistakes=[
             Mistake(
                 lambda **p: _qdd_cart(**p, centripetal=0.0),
-                "the velocity term is missing: the swinging pendulum pulls on the cart, h = "
-                "(-m_p d sin(theta) theta_dot^2, 0) (the cross term of M differentiated in time)",
+                "the velocity term h is missing: the swinging pendulum pulls on the cart (the cart's "
+                "momentum holds a theta_dot term whose coefficient changes as theta turns)",
             ),
             Mistake(
                 lambda **p: _qdd_cart(**p, centripetal=-1.0),
-                "the velocity term has the wrong sign: h = (-m_p d sin(theta) theta_dot^2, 0) stands on "
-                "the left, M qdd = Q - h - G",
+                "the velocity term h has the wrong sign: it stands on the left of M qdd + h + G = Q",
             ),
             Mistake(
                 lambda **p: _qdd_cart(**p, gravity=0.0),
