@@ -715,7 +715,7 @@ def test_2_9_mistakes_get_their_hints(index):
     hint_at("2.9a", from_horizontal * [[1, -1], [-1, 1]], p, "sin(theta) where cos(theta)")
     cart_only = M.copy()
     cart_only[0, 0] = p["m_c"]
-    hint_at("2.9a", cart_only, p, "total mass")
+    hint_at("2.9a", cart_only, p, "misses the pendulum's mass")
     # (b) gravity and spring
     hint_at("2.9b", G * [-1, 1], p, "spring's entry has the wrong sign")
     hint_at("2.9b", G * [1, -1], p, "weight's entry has the wrong sign")
