@@ -1006,15 +1006,20 @@ def test_3_11c_crank_pin_force_by_newton_euler(seed):
         hint_at("3.11c", wrong, p, *words)
 
 
-def test_3_11_parts_have_their_own_numbers():
-    """Each part is drawn on its own (the grader seeds per exercise): (b) and (c) differ for one student,
-    which is why the statement asks for a model built from the data of each part's cell."""
+def test_3_11_parts_describe_one_mechanism_and_3_3_to_3_5_their_own_pins():
+    """The grader seeds the parts of a problem with the problem's id: (b) and (c) get the same slider-crank
+    for a student; the separate exercises 3.3, 3.4 and 3.5 get their own pins."""
     from mbdlib.exercises.grade import student_params
 
     secret = b"a course secret of the chapter 3 test, 0123456789abcdef"
+    drawn = {}
     for who in ("s1", "s2"):
         b, c = (student_params(get(e), who, secret) for e in ("3.11b", "3.11c"))
-        assert b != c and set(b) == set(c) == set(PUBLIC_CRANK)
+        assert b == c and set(b) == set(PUBLIC_CRANK)
+        drawn[who] = b
+        pins_of = [student_params(get(e), who, secret) for e in ("3.3", "3.4", "3.5")]
+        assert pins_of[0] != pins_of[1] != pins_of[2]
+    assert drawn["s1"] != drawn["s2"]
 
 
 # ---------------------------------------------------------------- never crash, never accept junk

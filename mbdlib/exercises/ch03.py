@@ -35,10 +35,11 @@ Haug 1989, §3.3), because Φ_q, γ and the multipliers λ change sign with Φ; 
 opposite sign then gets a hint that says so.  In 3.10 the pin-in-slot equation may be
 written with either normal (Φ, Φ_q and γ all negated is the same constraint).
 
-Variants are drawn per exercise (the grader seeds each exercise's generator with the
-student and the exercise id), so the parts of one problem (3.3-3.5, 3.11b-c) each have
-their own numbers in a released notebook; the statements say so and the solution
-builds each part from its own data cell.
+Variants: the grader seeds each exercise's generator with the student and the problem's id
+(:func:`mbdlib.exercises.grade.problem_of`), so the parts 3.11b and 3.11c, which share one
+variant function, describe the same mechanism; 3.3, 3.4 and 3.5 are separate exercises and
+each has its own pin points in a released notebook (the statement asks for Φ as a function of
+the pins, and each data cell reads its own).
 
 References: E. J. Haug, *Computer Aided Kinematics and Dynamics of Mechanical
 Systems*, 1989, ch. 3 and §6.3; P. E. Nikravesh, *Computer-Aided Analysis of
