@@ -22,7 +22,7 @@ from mbdlib import dae
 from mbdlib.coordinates import mechanism
 from mbdlib.exercises import evaluate, exercises, get
 from mbdlib.exercises.core import _VARIANT, _pending, encode_variant, judge, use_variant
-from mbdlib.exercises.grade import grade
+from mbdlib.exercises.grade import grade, student_params
 from mbdlib.exercises.release import release_variants
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -304,6 +304,15 @@ def sympy_M(p, q, **how):
 def variants(exercise_id):
     ex = get(exercise_id)
     return [ex.params] + [ex.params_for(np.random.default_rng(seed)) for seed in SEEDS]
+
+
+def test_4_6_parts_describe_one_mechanism_per_student():
+    secret = b"a course secret of 32 bytes ....."
+    for student in ("s1", "s2", "s3"):
+        b_, c_ = (student_params(get(i), student, secret) for i in ("4.6b", "4.6c"))
+        assert b_ == c_ and b_ != get("4.6b").params
+    assert student_params(get("4.6b"), "s1", secret) != student_params(get("4.6b"), "s2", secret)
+    assert get("4.6b").params == get("4.6c").params
 
 
 def test_4_6b_mass_matrix_by_sympy_and_the_cartesian_kinetic_energy():

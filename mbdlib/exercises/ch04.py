@@ -24,9 +24,10 @@ id     exercise                                                points
 =====  ======================================================  ======
 
 4.6b and 4.6c have per-student variants (the slider-crank's lengths, masses, crank
-angle and rate; each part draws its own numbers); 4.7 is graded on hidden systems of
-other sizes.  4.1-4.5 and 4.6a are the same for everyone: counts and sparsity
-patterns of named mechanisms, which do not depend on numbers, and formulas.
+angle and rate; both parts draw from the problem's seed, so a student's two parts
+describe one mechanism); 4.7 is graded on hidden systems of other sizes.  4.1-4.5
+and 4.6a are the same for everyone: counts and sparsity patterns of named mechanisms,
+which do not depend on numbers, and formulas.
 
 References: document 001 of the course (§4, §6: "no coordinate choice is best in
 general", the 6R arm with 6, 42/36 or 49/43 coordinates/constraints); J. García de
@@ -347,45 +348,45 @@ register(
 # the pin B between rod and slider is the cut joint: Phi = r e(theta) + l e(theta + phi) - (s, 0).
 phi = sp.Symbol("phi", real=True)  # 4.6a: the rod's angle relative to the crank
 G = 9.81  # m/s², along -y
-SC_MECHANISM = {"r": 0.3, "l": 1.0, "m1": 1.0, "m2": 2.0, "m3": 1.5, "theta": 0.6}  # 4.6b, public
-SC_MOTION = {**SC_MECHANISM, "omega": 2.0}  # 4.6c, public: the crank turns at omega
+# 4.6b and 4.6c, public: lengths, masses, the crank's angle theta and its rate omega (used in 4.6c)
+SC_DATA = {"r": 0.3, "l": 1.0, "m1": 1.0, "m2": 2.0, "m3": 1.5, "theta": 0.6, "omega": 2.0}
 
 
-def _variant_far_from_mistakes(draw, reference, wrong, margin=0.002, tries=200):
-    """``variant(rng)`` redrawing until the key and every typical wrong answer are clearly apart.
+def _variant_far_from_mistakes(draw, groups, margin=0.002, tries=200):
+    """``variant(rng)`` redrawing until each key and its typical wrong answers are clearly apart.
 
-    ``wrong``: functions of the parameters giving the typical wrong answers; each must differ from the
-    key and from every other one in some entry by more than ``margin`` relative to that entry (thousands
-    of times the checks' tolerance), so that each mistake shows its own hint in every variant and none is
-    taken for the right answer.
+    ``groups``: a callable returning ``(reference, wrong answers)`` pairs, functions of the parameters
+    (one pair per part of a problem that shares the variant). In each group the key and every wrong answer
+    must differ from each other in some entry by more than ``margin`` relative to that entry (thousands of
+    times the checks' tolerance), so that each mistake shows its own hint and none is taken for the key.
     """
 
     def apart(a, b) -> bool:
         return a.shape != b.shape or float(np.max(np.abs(a - b) / (1e-3 + np.abs(a) + np.abs(b)))) > margin
 
+    def far(p, reference, wrong) -> bool:
+        answers = [np.asarray(f(**p), dtype=float) for f in (reference, *wrong)]
+        return all(apart(a, b) for i, a in enumerate(answers) for b in answers[i + 1:])
+
     def variant(rng) -> dict:
         for _ in range(tries):
             p = draw(rng)
-            answers = [np.asarray(f(**p), dtype=float) for f in (reference, *wrong)]
-            if all(apart(a, b) for i, a in enumerate(answers) for b in answers[i + 1:]):
+            if all(far(p, reference, wrong) for reference, wrong in groups()):
                 return p
         raise RuntimeError("no variant far from the typical mistakes was found")  # pragma: no cover
 
     return variant
 
 
-def _draw_mechanism(rng) -> dict:
-    """A slider-crank away from the special positions (crank along or across the guide)."""
+def _draw_slider_crank(rng) -> dict:
+    """A slider-crank away from the special positions (crank along or across the guide); its crank rate."""
     r = float(np.round(rng.uniform(0.15, 0.4), 2))
     l = float(np.round(r * rng.uniform(2.5, 4.5), 2))
     deg = 90 * rng.integers(0, 4) + rng.uniform(20, 70)  # 20-70° away from the axes, in any quadrant
     return {"r": r, "l": l, "m1": float(np.round(rng.uniform(0.5, 2.0), 1)),
             "m2": float(np.round(rng.uniform(1.0, 3.0), 1)), "m3": float(np.round(rng.uniform(0.5, 3.0), 1)),
-            "theta": float(np.round(np.radians(deg), 2))}
-
-
-def _draw_motion(rng) -> dict:
-    return {**_draw_mechanism(rng), "omega": float(np.round(rng.choice([-1, 1]) * rng.uniform(1.5, 4.5), 1))}
+            "theta": float(np.round(np.radians(deg), 2)),
+            "omega": float(np.round(rng.choice([-1, 1]) * rng.uniform(1.5, 4.5), 1))}
 
 
 def _sc_state(r, l, theta, omega=0.0, branch=1, rates=True):
@@ -498,7 +499,7 @@ def _M6(**p):
     return model.M(q)
 
 
-def _M6_by_hand(r, l, m1, m2, m3, theta, crank=1 / 3, rod=1 / 3, coupling=1.0, coupling12=0.5,
+def _M6_by_hand(r, l, m1, m2, m3, theta, omega=0.0, crank=1 / 3, rod=1 / 3, coupling=1.0, coupling12=0.5,
                 absolute_coupling=False, slider=True, branch=1, absolute=False, **_):
     """Closed-form M(q) of the slider-crank, q = (theta, phi, s), with a chosen mistake.
 
@@ -573,9 +574,8 @@ register(
         "The slider-crank's mass matrix M(q) at a given position (relative coordinates)",
         2,
         reference=_M6,
-        params=dict(SC_MECHANISM),
-        variant=_variant_far_from_mistakes(_draw_mechanism, _M6,
-                                           [_wrong(_M6_by_hand, f) for f, _ in _MISTAKES_6B]),
+        params=dict(SC_DATA),
+        variant=lambda rng: _slider_crank_variant(rng),  # one mechanism for 4.6b and 4.6c (defined below)
         sanity=_spd,
         mistakes=[Mistake(_wrong(_M6_by_hand, f), hint) for f, hint in _MISTAKES_6B],
     )
@@ -651,7 +651,7 @@ _MISTAKES_6C = [
      "the velocity terms of Q are missing: Q = J^T (Q_x - M_x c) with c = J_dot q_dot, the centres' "
      "accelerations when q_ddot = 0 (in Lagrange's form -M_dot q_dot + 1/2 d(q_dot^T M q_dot)/dq)"),
     (dict(velocity=-1),
-     "the velocity terms of Q have the wrong sign: Q = J^T (Q_x - M_x c), MINUS the inertial forces of "
+     "the velocity terms of Q have the wrong sign: Q = J^T (Q_x - M_x c) SUBTRACTS M_x c, with "
      "c = J_dot q_dot (in Lagrange's form -M_dot q_dot + 1/2 d(q_dot^T M q_dot)/dq)"),
     (dict(gravity=0),
      "gravity is missing from Q: each weight (0, -m_k g) acts at a centre of mass and adds J_k^T (0, -m_k g) "
@@ -667,15 +667,21 @@ _MISTAKES_6C = [
 ]
 
 
+# both parts of 4.6 draw from the problem's seed (mbdlib.exercises.grade.problem_of): the same variant
+# function gives them the same slider-crank, far from the typical mistakes of either part
+_slider_crank_variant = _variant_far_from_mistakes(_draw_slider_crank, lambda: [
+    (_M6, [_wrong(_M6_by_hand, f) for f, _ in _MISTAKES_6B]),
+    (_kkt6, [_wrong(_kkt6_by_hand, f) for f, _ in _MISTAKES_6C])])
+
+
 register(
     Exercise(
         "4.6c",
         "The slider-crank's accelerations and multipliers from the KKT system, under gravity",
         2,
         reference=_kkt6,
-        params=dict(SC_MOTION),
-        variant=_variant_far_from_mistakes(_draw_motion, _kkt6,
-                                           [_wrong(_kkt6_by_hand, f) for f, _ in _MISTAKES_6C]),
+        params=dict(SC_DATA),
+        variant=_slider_crank_variant,
         sanity=_satisfies_acceleration_constraint,
         mistakes=[Mistake(_wrong(_kkt6_by_hand, f), hint) for f, hint in _MISTAKES_6C] + [
             Mistake.when(_q_and_lambda, "give q_ddot AND lambda as one array of 5 numbers: "
@@ -754,7 +760,7 @@ def _random_case(rng, n, m):
 def _kkt_public_cases():
     """The slider-crank of 4.6c (n = 3, m = 2), the same driven at the crank (m = n = 3), a random
     n = 5, m = 2 system."""
-    model, q, qd = _sc(SC_MOTION)
+    model, q, qd = _sc(SC_DATA)
     M, J, Q, g = model.M(q), model.phi_q(q), model.Q(0.0, q, qd), model.gamma(q, qd)
     driven = (M, np.vstack([J, [1.0, 0.0, 0.0]]), Q, np.append(g, 0.0))  # theta - omega t = 0: gamma 0
     return [(M, J, Q, g), driven, _random_case(np.random.default_rng(47), 5, 2)]
