@@ -851,3 +851,45 @@ def test_exercise_notebook_handed_out_and_with_the_colleagues_models():
             assert v.verdict == "unanswered", (ex, v)
     assert "still the model" in verdicts["6.2"].hint and "still the gravity" in verdicts["6.5"].hint
     assert "about its end" in verdicts["6.4"].hint and "colleague" in verdicts["6.10"].hint
+
+
+# ---------------------------------------------------------------- a class graded end to end
+@pytest.mark.slow
+def test_released_chapter_6_graded_for_two_students_and_a_borrowed_notebook(tmp_path):
+    """Release the solution notebook for two students, grade: all correct; Bo hands in Ann's notebook:
+    every exercise whose key differs between them becomes wrong (the others, and 6.12's function, stay)."""
+    import csv
+
+    from mbdlib.exercises.grade import grade, read_secret, student_params
+    from mbdlib.exercises.release import release_variants
+
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student_id,name,file\ns1,Ann,ann.ipynb\ns2,Bo,bo.ipynb\n")
+    secret = tmp_path / "secret"
+    secret.write_bytes(b"chapter-6-secret-for-the-tests-0123456789")
+    solution = ROOT / "solutions" / "ch06_simulation.ipynb"
+    released = release_variants(solution, roster, secret, tmp_path / "rel")
+    out = tmp_path / "grades.csv"
+    options = dict(timeout=120, workers=2, roster=roster, secret_file=secret, log=lambda *a: None)
+    grade([tmp_path / "rel"], out, **options)
+    rows = list(csv.DictReader(out.open(encoding="utf-8")))
+    assert len(rows) == 2 * len(exercises(6))
+    assert all(r["verdict"] == "correct" for r in rows), [r for r in rows if r["verdict"] != "correct"]
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    for name in ("ann.ipynb", "bo.ipynb"):
+        (subs / name).write_bytes(released[0].read_bytes())  # Ann's numbers and answers, twice
+    grade([subs], out, **options)
+    rows = list(csv.DictReader(out.open(encoding="utf-8")))
+    bo = {r["exercise"]: r["verdict"] for r in rows if r["student"] == "s2"}
+    key = read_secret(secret)
+    changed = []
+    for ex in exercises(6):
+        if ex.variant is None:
+            assert bo[ex.id] == "correct", ex.id  # same for all (6.12: a right function is right anywhere)
+            continue
+        keys = [np.asarray(ex.key(params=student_params(ex, s, key)), dtype=float) for s in ("s1", "s2")]
+        same = keys[0].shape == keys[1].shape and np.allclose(keys[0], keys[1], rtol=1e-9)
+        assert bo[ex.id] == ("correct" if same else "wrong"), (ex.id, keys)
+        changed += [] if same else [ex.id]
+    assert {"6.6", "6.7", "6.8", "6.9", "6.11b", "6.11c"} <= set(changed)
