@@ -596,6 +596,42 @@ def test_chapter_4_graded_end_to_end_with_variants(tmp_path):
     assert verdicts["4.6b"] == verdicts["4.6c"] == "wrong"
 
 
+# ---------------------------------------------------------------- hints never give the key away
+def printed_forms(x):
+    """Ways a number of the key could be printed in a hint, if specific enough (3 digits or more)."""
+    forms = {f"{x:.2f}", f"{x:.3f}", f"{x:.3g}", f"{x:.4g}", f"{abs(x):.3g}", f"{abs(x):.4g}"}
+    return {f for f in forms if len(f.strip("-0.").replace(".", "")) >= 3}
+
+
+@pytest.mark.parametrize("exercise", [e.id for e in exercises(4)])
+def test_no_hint_prints_the_key(exercise):
+    """The hints of the mistakes, the generic hints of nudged keys and the sanity messages, at the public
+    numbers and at two students' numbers: none holds a number (or a row of a formula) of the key."""
+    ex = get(exercise)
+    settings = [dict(ex.params)] + ([ex.params_for(np.random.default_rng(s)) for s in SEEDS[:2]]
+                                    if ex.variant is not None else [])
+    for p in settings:
+        cases = ex.grading_cases(None) if ex.is_function else [()]
+        keys = [ex.key(*c, params=p) for c in cases]
+        symbolic = isinstance(keys[0], sp.MatrixBase)
+        numbers = set() if symbolic else {f for k in keys for v in np.ravel(k) if abs(v) > 1e-3
+                                          for f in printed_forms(float(v))}
+        formulas = {str(e) for k in keys for e in k if len(str(e)) > 8} if symbolic else set()
+        outputs = [[m.answer(*c, **p) for c in cases] for m in ex.mistakes if m.answer is not None]
+        if not symbolic:
+            for nudge in (lambda k: 1.1 * k, lambda k: k + 0.05, lambda k: -k, lambda k: np.round(k, 1),
+                          lambda k: k * np.linspace(0.9, 1.2, k.size).reshape(k.shape)):
+                outputs.append([nudge(np.asarray(k, dtype=float)) for k in keys])
+        texts = [m.hint for m in ex.mistakes]
+        for out in outputs:
+            texts.append(judge(ex, out, cases, p).hint)
+            if ex.sanity is not None:
+                texts.append(ex.sanity(out[0], **p) or "")
+        for text in texts:
+            assert not any(n in text for n in numbers), (exercise, text)
+            assert not any(f in text for f in formulas), (exercise, text)
+
+
 # ---------------------------------------------------------------- never crash, never accept junk
 
 
