@@ -756,8 +756,7 @@ register(
             Mistake.when(_gains_are(lambda t: 1 / t, lambda t: 1 / t**2),
                          "beta enters squared (beta^2 Phi): you gave beta^2, not beta"),
             Mistake.when(_gains_are(lambda t: 1 / (2 * t), lambda t: 1 / (2 * t)),
-                         "the gains are off by a factor of 2: the damping term is 2 alpha Phi_dot, and "
-                         "(s + 1/tau)^2 = s^2 + 2 s/tau + 1/tau^2"),
+                         "the gains are off by a factor of 2: the damping term is 2 alpha Phi_dot"),
             Mistake.when(_gains_are(lambda t: 1 / t, lambda t: math.sqrt(1 / t)),
                          "beta: critical damping needs beta^2 = alpha^2; you took one square root too many"),
             Mistake(lambda tau: _design(1 / tau, 1 / tau, 2.0),
@@ -1002,11 +1001,11 @@ register(
                     "give the angle theta in radians, not degrees"),
             Mistake(lambda **p: _equilibrium_closed(**p)[::-1], "the order is [x, theta]"),
             Mistake(lambda **p: _equilibrium_closed(**p, lever=1.0),
-                    "theta: the lever arms differ: about the hook the weight acts at the load's centre "
-                    "(l/2 sin theta), the tag line at its lower end (l cos theta)"),
+                    "theta: the lever arms differ: about the hook the weight acts at the load's centre, "
+                    "the tag line at its lower end"),
             Mistake(lambda **p: _equilibrium_closed(**p, lever=0.5),
-                    "theta: the lever arms are swapped: the weight acts at the centre (l/2), the tag line "
-                    "at the end (l)"),
+                    "theta: the lever arms are swapped: the weight acts at the load's centre, the tag line "
+                    "at its end"),
             Mistake(lambda **p: _equilibrium_closed(**p, theta_from="horizontal"),
                     "theta is measured from the downward vertical (0 when the load hangs straight down)"),
             Mistake(lambda **p: _equilibrium_closed(**p, spring=-1.0),
@@ -1090,11 +1089,11 @@ register(
                     "a stiffness term is missing: the tag line's moment P l cos(theta) changes with theta, "
                     "so it stiffens the swing too (d^2V/dtheta^2 has a term from P)"),
             Mistake(lambda **p: _frequencies_closed(**p, coupled=False),
-                    "cart and load are coupled through the mass matrix (its off-diagonal entry, the load's "
-                    "m l/2 cos(theta)): solve the 2 x 2 eigenproblem K v = omega^2 M v"),
+                    "cart and load are coupled through the off-diagonal entry of the mass matrix: solve the "
+                    "2 x 2 eigenproblem K v = omega^2 M v"),
             Mistake(lambda **p: _frequencies_closed(**p, inertia="centre"),
-                    "the load swings about the hook: its moment of inertia about the pin is m l^2/12 + "
-                    "m (l/2)^2 (parallel axis)"),
+                    "the load swings about the hook: take its moment of inertia about the pin (parallel "
+                    "axis), not about its centre"),
         ],
     )
 )
