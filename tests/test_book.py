@@ -174,7 +174,7 @@ KEY_TERMS = {
         "generalized speeds", "generalized active force", "generalized inertia force",
         "Coriolis and centrifugal terms",
         "gravity vector", "inverse dynamics", "forward dynamics", "recursive Newton–Euler algorithm",
-        "joint torque", "ideal constraint", "generalized force", "parallel-axis theorem",
+        "joint torque", "ideal constraint", "generalized force", "parallel-axis theorem", "free-body diagram",
     ],
     "chapters/ch03_constraints": [
         "constraint", "constraint Jacobian", "velocity constraint", "acceleration constraint",
@@ -214,7 +214,7 @@ ALIASES = {
     "Grübler count": ["grübler's count"],
 }
 # Terms with an entry that their page does not name in its text (with the reason).
-NOT_NAMED = {"parallel-axis theorem": "used by mbdlib.bodies and the chapter-2 exercises, not in the text"}
+NOT_NAMED: dict[str, str] = {}
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
