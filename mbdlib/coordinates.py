@@ -49,8 +49,8 @@ import numpy as np
 from .constraints import Revolute, Translational, newton_solve
 from .errors import ModelError, ShapeError
 
-__all__ = ["RelativeModel", "TreeJoint", "body_states", "convert", "mechanism", "MECHANISMS",
-           "COORDINATE_SETS"]
+__all__ = ["RelativeModel", "TreeJoint", "body_states", "convert", "mechanism", "n_fourbar_exact",
+           "MECHANISMS", "COORDINATE_SETS"]
 
 KINDS = ("revolute", "prismatic", "free")
 _R90 = np.array([[0.0, -1.0], [1.0, 0.0]])          # turns a vector by +90°
@@ -595,7 +595,7 @@ def convert(q, qd, from_model, to_model, check: bool = True, tol: float = 1e-8):
 
 
 # ====================================================================== the chapter's mechanisms
-MECHANISMS = ("double_pendulum", "slider_crank", "fourbar", "arm6r")
+MECHANISMS = ("double_pendulum", "slider_crank", "fourbar", "n_fourbar", "arm6r")
 COORDINATE_SETS = ("cartesian", "relative", "mixed")
 
 
@@ -665,7 +665,54 @@ def _fourbar(a=0.6, b=2.0, c=1.5, d=2.0, m_crank=1.0, m_coupler=2.0, m_rocker=1.
     return bodies, joints, trees
 
 
-_PLANAR = {"double_pendulum": _double_pendulum, "slider_crank": _slider_crank, "fourbar": _fourbar}
+def _n_fourbar(N=2, theta=np.pi / 2, omega=-1.0):
+    """IFToMM benchmark A02: N four-bars in a row (N + 1 cranks, N couplers, all 1 m, 1 kg).
+
+    Crank k is pinned to the ground at (k, 0); coupler k joins the tips of cranks k and k + 1.
+    Every crank turns alike (angle θ from +x, rate ω); the couplers stay horizontal.  The default
+    state is the benchmark's start: cranks vertical, tips moving at +1 m/s along x.
+    """
+    if int(N) != N or N < 1:
+        raise ModelError(f"n_fourbar: N must be a positive whole number of four-bars, got {N!r}")
+    N, e, n = int(N), _e(theta), _R90 @ _e(theta)
+    bodies, joints = [], {}
+    for k in range(N + 1):
+        bodies.append((f"crank{k}", 1.0, 1.0 / 12, [k + e[0] / 2, e[1] / 2, theta],
+                       [*(omega / 2 * n), omega]))
+        joints[f"O{k}"] = ("revolute", "ground", f"crank{k}", (k, 0), (-0.5, 0))
+    for k in range(N):
+        bodies.append((f"coupler{k}", 1.0, 1.0 / 12, [k + 0.5 + e[0], e[1], 0.0], [*(omega * n), 0.0]))
+        joints[f"A{k}"] = ("revolute", f"crank{k}", f"coupler{k}", (0.5, 0), (-0.5, 0))
+        joints[f"B{k}"] = ("revolute", f"coupler{k}", f"crank{k + 1}", (0.5, 0), (0.5, 0))
+    relative = {f"crank{k}": f"O{k}" for k in range(N + 1)} | {f"coupler{k}": f"A{k}" for k in range(N)}
+    mixed = {f"crank{k}": "free" for k in range(N + 1)} | {f"coupler{k}": f"A{k}" for k in range(N)}
+    return bodies, joints, {"relative": relative, "mixed": mixed}
+
+
+def n_fourbar_exact(N, t, g=9.81, theta=np.pi / 2, omega=-1.0):
+    """The exact motion of the N-four-bar (IFToMM A02): every crank angle θ(t) and rate θ̇(t).
+
+    All cranks turn alike, so the mechanism has one degree of freedom and Lagrange's equation in θ
+    is ``J θ̈ = −K g cos θ`` with ``J = (N + 1)/3 + N`` (cranks about their pivots, couplers in
+    translation) and ``K = (N + 1)/2 + N`` (the heights of the centres of mass are sin θ / 2 and
+    sin θ).  Integrated here to a tolerance of 1e-12 (DOP853).  The first crank's tip is
+    ``(cos θ, sin θ)``.
+
+    >>> th, om = n_fourbar_exact(2, [0.0])
+    >>> float(th[0]), float(om[0])
+    (1.5707963267948966, -1.0)
+    """
+    from scipy.integrate import solve_ivp
+
+    t = np.atleast_1d(np.asarray(t, dtype=float))
+    J, K = (N + 1) / 3 + N, (N + 1) / 2 + N
+    sol = solve_ivp(lambda _, y: [y[1], -K * g * np.cos(y[0]) / J], (0.0, max(float(t[-1]), 1e-12)),
+                    [theta, omega], method="DOP853", rtol=1e-12, atol=1e-12, t_eval=t)
+    return sol.y[0], sol.y[1]
+
+
+_PLANAR = {"double_pendulum": _double_pendulum, "slider_crank": _slider_crank, "fourbar": _fourbar,
+           "n_fourbar": _n_fourbar}
 
 
 def _planar_model(bodies, joints, gravity):
@@ -747,7 +794,7 @@ def mechanism(name: str, coordinates: str = "cartesian", gravity=None, **params)
 
     Parameters
     ----------
-    name : {"double_pendulum", "slider_crank", "fourbar", "arm6r"}
+    name : {"double_pendulum", "slider_crank", "fourbar", "n_fourbar", "arm6r"}
     coordinates : {"cartesian", "relative", "mixed"}
         Planar: "cartesian" → :class:`mbdlib.PlanarModel` (x, y, φ per body); "relative" →
         :class:`RelativeModel` with joint coordinates of a spanning tree (loop closures as cut
@@ -760,7 +807,8 @@ def mechanism(name: str, coordinates: str = "cartesian", gravity=None, **params)
         Dimensions and initial state, by mechanism (SI units, angles from +x):
         double_pendulum ``L1, L2, m1, m2, phi1, phi2, omega1, omega2`` (absolute angles and rates);
         slider_crank ``r, l, m_crank, m_rod, m_slider, I_slider, theta, omega`` (crank angle, rate);
-        fourbar ``a, b, c, d, m_crank, m_coupler, m_rocker, theta, omega``; arm6r ``masses, g``.
+        fourbar ``a, b, c, d, m_crank, m_coupler, m_rocker, theta, omega``; n_fourbar ``N, theta, omega``
+        (IFToMM benchmark A02, :func:`n_fourbar_exact`); arm6r ``masses, g``.
 
     Returns
     -------
