@@ -24,6 +24,7 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse
 
 from .constraints import (
     CoordinateDriver,
@@ -119,6 +120,7 @@ class PlanarModel:
         self.loads: list[dict] = []
         self._index: list[np.ndarray] = []  # per joint: indices into (q, ground pose)
         self._assembly: Assembly | None = None
+        self._layout_cache: _Layout | None = None  # the revolute joints' index arrays (built on first use)
 
     # ------------------------------------------------------------------ bodies
     @property
@@ -144,7 +146,7 @@ class PlanarModel:
             _xy(velocity, f"body {name!r}: velocity"),
             _number(angular_velocity, f"body {name!r}: angular_velocity"), len(self.bodies))
         self.bodies.append(body)
-        self._assembly = None
+        self._assembly = self._layout_cache = None
         return body
 
     def body(self, b) -> PlanarBody:
@@ -186,7 +188,7 @@ class PlanarModel:
         idx = [3 * b.index + k if not b.is_ground else k - 3 for b in bodies for k in range(3)]
         self.joints.append(joint)
         self._index.append(np.array(idx, dtype=int))
-        self._assembly = None
+        self._assembly = self._layout_cache = None
         return joint
 
     def _pair(self, body_i, body_j, kind: str):
@@ -339,6 +341,7 @@ class PlanarModel:
             others = {rows[r] for g in groups for r in g if r < J.shape[0] - joint.n_eq}
             self.joints.pop()
             self._index.pop()
+            self._layout_cache = None
             raise ModelError(
                 f"driver {joint.name!r} is redundant: the joints already fix that motion "
                 f"({', '.join(sorted(others)) or 'rank unchanged'}); remove the driver or the joint that "
@@ -417,6 +420,11 @@ class PlanarModel:
             rows.append(full[:, : self.n])
         return np.vstack(rows)
 
+    def _layout(self) -> _Layout:
+        if self._layout_cache is None:
+            self._layout_cache = _Layout(self)
+        return self._layout_cache
+
     @property
     def labels(self) -> list[str]:
         """One label per constraint row: holonomic rows, then the nonholonomic ones."""
@@ -424,21 +432,53 @@ class PlanarModel:
                [lab for _, j in self._nonholonomic() for lab in j.labels]
 
     def phi(self, q, t=0.0) -> np.ndarray:
-        """``Φ(q, t)``, shape ``(m,)``."""
-        return np.concatenate([[]] + [j.phi(self._local(q, k), t) for k, j in self._holonomic()])
+        """``Φ(q, t)``, shape ``(m,)``: the revolute joints all at once, the other joints one by one."""
+        lay, q = self._layout(), np.asarray(q, dtype=float)
+        out = np.empty(lay.m)
+        if lay.n_rev:
+            out[lay.rows_x], out[lay.rows_y] = lay.phi(q)
+        for k, j, rows in lay.others:
+            out[rows] = j.phi(self._local(q, k), t)
+        return out
 
     def phi_q(self, q, t=0.0) -> np.ndarray:
-        """``Φ_q``, shape ``(m, n)``."""
-        return self._stack_rows(q, self._holonomic(), lambda j, ql: j.jacobian(ql, t))
+        """``Φ_q``, shape ``(m, n)`` (dense; :meth:`phi_q_sparse` gives the same matrix in CSR form)."""
+        lay, q = self._layout(), np.asarray(q, dtype=float)
+        J = np.zeros((lay.m, self.n))
+        if lay.n_rev:
+            J[lay.rev_rows, lay.rev_cols] = lay.jacobian_values(q)[lay.keep]
+        for k, j, rows in lay.others:
+            local = np.asarray(j.jacobian(self._local(q, k), t), dtype=float)
+            full = np.zeros((local.shape[0], self.n + 3))
+            np.add.at(full, (slice(None), self._index[k]), local)
+            J[rows] = full[:, : self.n]
+        return J
+
+    def phi_q_sparse(self, q, t=0.0) -> scipy.sparse.csr_matrix:
+        """``Φ_q`` as a ``scipy.sparse`` CSR matrix, shape ``(m, n)``: ≤ 6 non-zeros per revolute row."""
+        lay, q = self._layout(), np.asarray(q, dtype=float)
+        if not lay.others:
+            data = lay.jacobian_values(q)[lay.keep][lay.perm]
+            return scipy.sparse.csr_matrix((data, lay.indices, lay.indptr), shape=(lay.m, self.n))
+        return scipy.sparse.csr_matrix(self.phi_q(q, t))
 
     def phi_t(self, q, t=0.0) -> np.ndarray:
-        """``Φ_t``, shape ``(m,)``."""
-        return np.concatenate([[]] + [j.phi_t(self._local(q, k), t) for k, j in self._holonomic()])
+        """``Φ_t``, shape ``(m,)`` (zero for every joint that is not a driver)."""
+        lay = self._layout()
+        out = np.zeros(lay.m)
+        for k, j, rows in lay.others:
+            out[rows] = j.phi_t(self._local(q, k), t)
+        return out
 
     def gamma(self, q, qd, t=0.0) -> np.ndarray:
         """``γ`` of ``Φ_q q̈ = γ``, shape ``(m,)``."""
-        return np.concatenate([[]] + [j.gamma(self._local(q, k), self._local(qd, k), t)
-                                      for k, j in self._holonomic()])
+        lay, q, qd = self._layout(), np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+        out = np.empty(lay.m)
+        if lay.n_rev:
+            out[lay.rows_x], out[lay.rows_y] = lay.gamma(q, qd)
+        for k, j, rows in lay.others:
+            out[rows] = j.gamma(self._local(q, k), self._local(qd, k), t)
+        return out
 
     def B(self, q, t=0.0) -> np.ndarray:
         """Nonholonomic rows ``B(q)`` of ``B q̇ = 0``, shape ``(k, n)``."""
@@ -451,7 +491,17 @@ class PlanarModel:
 
     def M(self, q=None) -> np.ndarray:
         """Mass matrix ``diag(m_1, m_1, J_1, ...)``, shape ``(n, n)`` (constant)."""
-        return np.diag([v for b in self.bodies for v in (b.mass, b.mass, b.inertia)])
+        return np.diag(self._layout().mass_diagonal)
+
+    def M_diagonal(self, q=None) -> np.ndarray:
+        """The diagonal of ``M`` (``M`` is diagonal in Cartesian coordinates), shape ``(n,)``."""
+        return self._layout().mass_diagonal.copy()
+
+    def _gravity_force(self) -> np.ndarray:
+        G = np.zeros(self.n)
+        masses = self._layout().mass_diagonal[0::3]
+        G[0::3], G[1::3] = masses * self.gravity[0], masses * self.gravity[1]
+        return G
 
     def _spring(self, s, q, qd):
         """Length, rate, unit vector and the point Jacobians ``[I, B s']`` of a spring."""
@@ -474,9 +524,7 @@ class PlanarModel:
     def Q(self, t, q, qd) -> np.ndarray:
         """Generalized applied forces: gravity, spring-dampers, loads, shape ``(n,)`` (Haug 1989, §6.1)."""
         q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
-        Q = np.zeros(self.n)
-        for b in self.bodies:
-            Q[3 * b.index: 3 * b.index + 2] += b.mass * self.gravity
+        Q = self._gravity_force()
         for s in self.springs:
             length, rate, e, Ji, Jj = self._spring(s, q, qd)
             f = s["k"] * (length - s["l0"]) + s["c"] * rate  # tension pulls P_i towards P_j
@@ -499,8 +547,8 @@ class PlanarModel:
     def energy(self, q, qd) -> float:
         """Kinetic + potential energy (gravity and springs) [J]; applied loads are not included."""
         q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
-        T = 0.5 * qd @ self.M() @ qd
-        V = -sum(b.mass * self.gravity @ q[3 * b.index: 3 * b.index + 2] for b in self.bodies)
+        T = 0.5 * qd @ (self._layout().mass_diagonal * qd)
+        V = -float(self._gravity_force() @ q)
         for s in self.springs:
             V += 0.5 * s["k"] * (self._spring(s, q, None)[0] - s["l0"]) ** 2
         return float(T + V)
@@ -599,3 +647,73 @@ class PlanarModel:
 
         system = self.system(t0=float(options.get("t0", 0.0)))
         return dae.simulate(system, t_end, method=method, rtol=rtol, atol=atol, t_eval=t_eval, **options)
+
+
+class _Layout:
+    """Index arrays that evaluate all revolute joints of a model at once (numpy, no loop over joints).
+
+    Revolute joint r between bodies i and j (ground: index −1, whose pose is the zeros after q):
+    ``Φ = r_i + A_i s'_i − r_j − A_j s'_j``; its Jacobian rows have the non-zeros
+    ``[1, 0, −(A_i s'_i)_y | −1, 0, (A_j s'_j)_y]`` and ``[0, 1, (A_i s'_i)_x | 0, −1, −(A_j s'_j)_x]`` in
+    the columns ``x_i, y_i, φ_i | x_j, y_j, φ_j`` (ground columns dropped); ``γ = A_i s'_i φ̇_i² −
+    A_j s'_j φ̇_j²``.  Other joints keep their own (looped) equations.
+    """
+
+    def __init__(self, model: PlanarModel):
+        n, rows, rev, self.others = model.n, 0, [], []
+        for k, j in model._holonomic():
+            if type(j) is Revolute:
+                rev.append((k, j, rows))
+            else:
+                self.others.append((k, j, slice(rows, rows + j.n_eq)))
+            rows += j.n_eq
+        self.m, self.n_rev = rows, len(rev)
+        self.mass_diagonal = np.array([v for b in model.bodies for v in (b.mass, b.mass, b.inertia)],
+                                      dtype=float)
+        base = [model._index[k] for k, _, _ in rev]             # the 6 pose indices of (i, j), ground < 0
+        self.i_pose = np.array([b[:3] for b in base], dtype=int).reshape(-1, 3)
+        self.j_pose = np.array([b[3:] for b in base], dtype=int).reshape(-1, 3)
+        self.s_i = np.array([j.point_i for _, j, _ in rev], dtype=float).reshape(-1, 2)
+        self.s_j = np.array([j.point_j for _, j, _ in rev], dtype=float).reshape(-1, 2)
+        self.rows_x = np.array([r for _, _, r in rev], dtype=int)
+        self.rows_y = self.rows_x + 1
+        # Jacobian values in the order (row x: xi, φi, xj, φj; row y: yi, φi, yj, φj) per joint
+        rx, ry = self.rows_x[:, None], self.rows_y[:, None]
+        ip, jp = self.i_pose, self.j_pose
+        r_all = np.hstack([np.repeat(rx, 4, axis=1), np.repeat(ry, 4, axis=1)]).ravel()
+        c_all = np.hstack([ip[:, [0]], ip[:, [2]], jp[:, [0]], jp[:, [2]],
+                           ip[:, [1]], ip[:, [2]], jp[:, [1]], jp[:, [2]]]).ravel()
+        self.keep = c_all >= 0                                   # ground columns dropped
+        self.rev_rows, self.rev_cols = r_all[self.keep], c_all[self.keep]
+        if self.n_rev and not self.others:
+            order = scipy.sparse.csr_matrix((np.arange(1, self.rev_rows.size + 1, dtype=float),
+                                             (self.rev_rows, self.rev_cols)), shape=(self.m, n))
+            order.sort_indices()
+            self.perm = order.data.astype(int) - 1
+            self.indices, self.indptr = order.indices.copy(), order.indptr.copy()
+
+    def _points(self, q):
+        qx = np.concatenate([q, np.zeros(3)])
+        pi, pj = qx[self.i_pose], qx[self.j_pose]
+        ci, si, cj, sj = np.cos(pi[:, 2]), np.sin(pi[:, 2]), np.cos(pj[:, 2]), np.sin(pj[:, 2])
+        (ui, vi), (uj, vj) = self.s_i.T, self.s_j.T
+        ai = np.column_stack([ci * ui - si * vi, si * ui + ci * vi])        # A_i s'_i
+        aj = np.column_stack([cj * uj - sj * vj, sj * uj + cj * vj])
+        return pi, pj, ai, aj
+
+    def phi(self, q):
+        pi, pj, ai, aj = self._points(q)
+        d = pi[:, :2] + ai - pj[:, :2] - aj
+        return d[:, 0], d[:, 1]
+
+    def jacobian_values(self, q):
+        _, _, ai, aj = self._points(q)
+        one = np.ones(self.n_rev)
+        return np.column_stack([one, -ai[:, 1], -one, aj[:, 1], one, ai[:, 0], -one, -aj[:, 0]]).ravel()
+
+    def gamma(self, q, qd):
+        _, _, ai, aj = self._points(q)
+        qdx = np.concatenate([qd, np.zeros(3)])
+        wi, wj = qdx[self.i_pose[:, 2]], qdx[self.j_pose[:, 2]]
+        g = ai * (wi**2)[:, None] - aj * (wj**2)[:, None]
+        return g[:, 0], g[:, 1]
