@@ -49,6 +49,7 @@ __all__ = ["CartesianPendulum", "SimulationResult", "kkt_matrix", "accelerations
 METHODS = ("none", "baumgarte", "projection", "augmented_lagrangian")
 SOLVERS = {"RK23": RK23, "RK45": RK45, "DOP853": DOP853, "Radau": Radau}
 RANK_TOL = 1e-10          # relative singular-value tolerance for the rank of J
+KKT_TOL = 1e-5            # the KKT system is singular when σ_min/σ_max of J M^(-1/2) is below this
 
 
 # ----------------------------------------------------------------- an example system
@@ -175,13 +176,24 @@ def redundant_rows(J, labels=None, tol: float = RANK_TOL):
     return rank, [labels[i] for i in dependent], [labels[i] for i in involved]
 
 
-def _singular_error(system, J, t) -> SingularityError:
-    rank, dependent, involved = redundant_rows(J, _labels(system, J.shape[0]))
+def _singular_error(system, J, t, M_chol=None, tol: float = KKT_TOL) -> SingularityError:
+    """The error for a singular KKT system, with the rows that are dependent at this pose.
+
+    The rank is taken of the mass-scaled Jacobian ``J L⁻ᵀ`` (``M = L Lᵀ``), whose squared singular values
+    are the eigenvalues of ``S = J M⁻¹ Jᵀ`` that the solve found too small: one test, one tolerance,
+    so the message can never report full rank.
+    """
+    Js = J if M_chol is None else scipy.linalg.solve_triangular(M_chol, J.T, lower=True).T
+    s = np.linalg.svd(Js, compute_uv=False)
+    ratio = float(s[-1] / s[0]) if s.size and s[0] > 0 else 0.0
+    rank, dependent, involved = redundant_rows(Js, _labels(system, J.shape[0]), tol=max(tol, ratio * 1.0001))
     return SingularityError(
-        f"the KKT matrix is singular at t = {t:g}: the {J.shape[0]} constraint rows have rank {rank}. "
-        f"Dependent rows: {dependent}; rows involved in the dependency: {involved}. Remove the redundant "
-        "constraints, or use method='augmented_lagrangian', which tolerates redundant constraints and "
-        "singular positions.")
+        f"the KKT matrix is singular at t = {t:g}: at this pose the {J.shape[0]} constraint rows have "
+        f"numerical rank {rank} (smallest singular value {ratio:.2g} of the largest, mass-scaled; the limit "
+        f"is {tol:g}). Rows that become dependent here: {dependent}; rows involved in the dependency: "
+        f"{involved}. If the constraints are redundant, remove {dependent}; if this is a singular position "
+        "(a dead point, links in line), use method='augmented_lagrangian', which does not invert J M⁻¹ Jᵀ, "
+        "or start from another state.")
 
 
 def _solve(system, t, q, qd, alpha=0.0, beta=0.0):
@@ -212,10 +224,10 @@ def _solve(system, t, q, qd, alpha=0.0, beta=0.0):
     try:
         L = np.linalg.cholesky(S)
     except np.linalg.LinAlgError:
-        raise _singular_error(system, J, t) from None
-    pivots = np.diag(L) ** 2                          # Schur-complement pivots of S
-    if pivots.min() <= RANK_TOL * max(np.diag(S).max(), 1e-300):
-        raise _singular_error(system, J, t)
+        raise _singular_error(system, J, t, np.linalg.cholesky(M)) from None
+    pivots = np.diag(L) ** 2                          # Schur-complement pivots of S: each ≥ λ_min(S)
+    if pivots.min() <= KKT_TOL**2 * max(np.diag(S).max(), 1e-300):
+        raise _singular_error(system, J, t, np.linalg.cholesky(M))
     lam = _cho_solve((L, True), J @ MiQ - g)
     return MiQ - MiJt @ lam, lam
 
