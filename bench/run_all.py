@@ -12,6 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import bench_a02  # noqa: E402
 import bench_constraints  # noqa: E402
 import bench_dynamics  # noqa: E402
 import bench_fourbar  # noqa: E402
@@ -24,6 +25,7 @@ import bench_symbolic  # noqa: E402
 BENCHMARKS = [bench_rotations, bench_dynamics, bench_symbolic, bench_scaling, bench_constraints]
 BENCHMARKS.append(bench_fourbar)  # issue 7: the four-bar arm
 BENCHMARKS.append(bench_grading)  # issue 13: grading throughput
+BENCHMARKS.append(bench_a02)  # issue 14: IFToMM A02 N-four-bar, with Exudyn
 
 if __name__ == "__main__":
     start = time.perf_counter()
