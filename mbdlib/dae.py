@@ -187,9 +187,10 @@ def _singular_error(system, J, t, M_chol=None, tol: float = KKT_TOL) -> Singular
     s = np.linalg.svd(Js, compute_uv=False)
     ratio = float(s[-1] / s[0]) if s.size and s[0] > 0 else 0.0
     rank, dependent, involved = redundant_rows(Js, _labels(system, J.shape[0]), tol=max(tol, ratio * 1.0001))
+    small = "zero to round-off, of" if ratio < 1e-12 else f"{ratio:.2g} of"
     return SingularityError(
         f"the KKT matrix is singular at t = {t:g}: at this pose the {J.shape[0]} constraint rows have "
-        f"numerical rank {rank} (smallest singular value {ratio:.2g} of the largest, mass-scaled; the limit "
+        f"numerical rank {rank} (smallest singular value {small} the largest, mass-scaled; the limit "
         f"is {tol:g}). Rows that become dependent here: {dependent}; rows involved in the dependency: "
         f"{involved}. If the constraints are redundant, remove {dependent}; if this is a singular position "
         "(a dead point, links in line), use method='augmented_lagrangian', which does not invert J M⁻¹ Jᵀ, "
