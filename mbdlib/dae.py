@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg
 from scipy.integrate import DOP853, RK23, RK45, Radau
+from scipy.linalg.lapack import dpotrf as _potrf
+from scipy.linalg.lapack import dpotrs as _potrs
 
 from .errors import MbdError, ModelError, ShapeError, SingularityError
 
@@ -740,6 +742,7 @@ def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, t
         P q̇ = M q̇* − α' Φ_qᵀ Φ_t,    P q̈ = M q̈* + α' Jᵀ [γ; b_γ]
     """
     M = system.M(q0)
+    constant_M = hasattr(system, "M_diagonal")           # Cartesian coordinates: M does not depend on q
     alpha = float(penalty) if penalty is not None else 1e3 * float(np.max(np.diag(M))) / dt**2
     if not alpha > 0:
         raise MbdError(f"simulate: the penalty must be positive, got {penalty!r}")
@@ -774,18 +777,19 @@ def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, t
                 lam_star += dlam if W is None else dlam - W @ (W.T @ dlam)
                 sigma += a_v * gv
             Q = system.Q(t1, x, v)
+            Mx = M if constant_M else system.M(x)       # the equilibrium at t_{n+1} needs M(q_{n+1})
             nfev += 1
-            f = (h * h / 4.0) * (M @ a + Phi_q.T @ (alpha * phi + lam_star) + B.T @ (a_v * gv + sigma) - Q)
+            f = (h * h / 4.0) * (Mx @ a + Phi_q.T @ (alpha * phi + lam_star) + B.T @ (a_v * gv + sigma) - Q)
             if it > 2:                                 # slow: refresh the tangent (full Newton)
                 J_it = np.vstack([Phi_q, B])
-                P = _cho(M + a_pen * J_it.T @ J_it)
+                P = _cho(Mx + a_pen * J_it.T @ J_it)
             dq = -_cho_solve(P, f)
             x = x + dq
             step = np.max(np.abs(dq))                  # (4/h²) Δq is the change of q̈
             if 4.0 * step / h**2 <= tol * (1.0 + np.max(np.abs(a))):
                 break
             if it >= 4 and W is None and step >= 0.5 * step_prev and m:
-                W = _weak_directions(Phi_q, a_pen, M)  # creeping: a singular position (Notes of simulate)
+                W = _weak_directions(Phi_q, a_pen, Mx)  # creeping: a singular position (Notes of simulate)
                 if W.shape[1]:                         # keep λ* there (a real force), stop its update
                     deferred += 1
             step_prev = step
@@ -825,11 +829,19 @@ def _weak_directions(Phi_q, a_pen, M):
 
 
 def _cho(A):
-    return scipy.linalg.cho_factor(A, check_finite=False)
+    """Cholesky factor (lower) by LAPACK ``potrf`` directly: the scipy wrappers cost more than the
+    factorization itself for the small matrices of the course (tens of coordinates)."""
+    c, info = _potrf(np.asarray(A, dtype=float), lower=True, clean=False)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"matrix not positive definite (LAPACK potrf info {info})")
+    return c, True
 
 
 def _cho_solve(c, b):
-    return scipy.linalg.cho_solve(c, b, check_finite=False)
+    x, info = _potrs(c[0], b, lower=True)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"LAPACK potrs info {info}")
+    return x
 
 
 def _al_project(P, M, J, x_star, target, a_pen, tol=1e-12, max_iter=50):

@@ -684,6 +684,9 @@ class _Layout:
         c_all = np.hstack([ip[:, [0]], ip[:, [2]], jp[:, [0]], jp[:, [2]],
                            ip[:, [1]], ip[:, [2]], jp[:, [1]], jp[:, [2]]]).ravel()
         self.keep = c_all >= 0                                   # ground columns dropped
+        self._values = np.zeros((self.n_rev, 8))
+        self._values[:, [0, 4]], self._values[:, [2, 6]] = 1.0, -1.0
+        self._last_q, self._last_points = None, None
         self.rev_rows, self.rev_cols = r_all[self.keep], c_all[self.keep]
         if self.n_rev and not self.others:
             order = scipy.sparse.csr_matrix((np.arange(1, self.rev_rows.size + 1, dtype=float),
@@ -693,13 +696,18 @@ class _Layout:
             self.indices, self.indptr = order.indices.copy(), order.indptr.copy()
 
     def _points(self, q):
+        """Poses of both bodies of every revolute joint and ``A s'`` of both points (last q remembered)."""
+        if self._last_q is not None and np.array_equal(q, self._last_q):
+            return self._last_points
         qx = np.concatenate([q, np.zeros(3)])
         pi, pj = qx[self.i_pose], qx[self.j_pose]
         ci, si, cj, sj = np.cos(pi[:, 2]), np.sin(pi[:, 2]), np.cos(pj[:, 2]), np.sin(pj[:, 2])
         (ui, vi), (uj, vj) = self.s_i.T, self.s_j.T
-        ai = np.column_stack([ci * ui - si * vi, si * ui + ci * vi])        # A_i s'_i
-        aj = np.column_stack([cj * uj - sj * vj, sj * uj + cj * vj])
-        return pi, pj, ai, aj
+        ai, aj = np.empty((self.n_rev, 2)), np.empty((self.n_rev, 2))
+        ai[:, 0], ai[:, 1] = ci * ui - si * vi, si * ui + ci * vi          # A_i s'_i
+        aj[:, 0], aj[:, 1] = cj * uj - sj * vj, sj * uj + cj * vj
+        self._last_q, self._last_points = np.array(q, dtype=float), (pi, pj, ai, aj)
+        return self._last_points
 
     def phi(self, q):
         pi, pj, ai, aj = self._points(q)
@@ -708,8 +716,9 @@ class _Layout:
 
     def jacobian_values(self, q):
         _, _, ai, aj = self._points(q)
-        one = np.ones(self.n_rev)
-        return np.column_stack([one, -ai[:, 1], -one, aj[:, 1], one, ai[:, 0], -one, -aj[:, 0]]).ravel()
+        v = self._values
+        v[:, 1], v[:, 3], v[:, 5], v[:, 7] = -ai[:, 1], aj[:, 1], ai[:, 0], -aj[:, 0]
+        return v.ravel()
 
     def gamma(self, q, qd):
         _, _, ai, aj = self._points(q)
