@@ -27,7 +27,8 @@ N_DEFAULT = (1, 2, 5, 10, 20, 40)
 T_END = 20.0
 # (coordinates, method, largest N tried): the joint-coordinate models evaluate M(q) in Python and grow slowly
 CASES = [("cartesian", "projection", 40), ("mixed", "projection", 5), ("relative", "projection", 5),
-         ("cartesian", "augmented_lagrangian", 2), ("cartesian", "baumgarte", 2), ("cartesian", "none", 2)]
+         ("cartesian", "augmented_lagrangian", 5), ("relative", "augmented_lagrangian", 2),
+         ("mixed", "augmented_lagrangian", 2), ("cartesian", "baumgarte", 2), ("cartesian", "none", 2)]
 
 
 def tip_error(res, coordinates: str, N: int) -> float:
