@@ -8,7 +8,9 @@ the simulation alone.  Every mbdlib method runs with its defaults; a method that
 h = 1e-3 s, sparse solver) runs on the same model in the same process when it is installed
 (``pip install -e ".[bench]"``); ratios are mbdlib CPU / Exudyn CPU.
 
-Run alone: ``.venv/bin/python bench/bench_a02.py [N ...]`` (default N = 1 2 5 10 20 40).
+Run alone: ``.venv/bin/python bench/bench_a02.py [N ...] [--save PATH]`` (default N = 1 2 5 10 20 40);
+``--save`` also writes the rows as JSON with the date and the machine (the book reads
+``bench/results/a02.json``).
 """
 
 from __future__ import annotations
@@ -62,27 +64,69 @@ def run_exudyn(N: int) -> dict | None:
     return exudyn_a02(N, h=1e-3, t_end=T_END, sparse=True)
 
 
-def main(Ns=N_DEFAULT) -> str:
-    rows, peer = [], {}
+def collect(Ns=N_DEFAULT) -> list[dict]:
+    """One row per (N, method): error [m] or None with the stop reason, CPU [s], steps, CPU / Exudyn."""
+    rows = []
     for N in Ns:
-        peer[N] = run_exudyn(N)
-        if peer[N] is not None:
-            rows.append((N, "Exudyn gen.-α, sparse", peer[N]["error"], peer[N]["cpu"], "1.00",
-                         f"{peer[N]['steps']} steps"))
+        peer = run_exudyn(N)
+        if peer is not None:
+            done = np.isfinite(peer["error"])
+            rows.append(dict(N=N, method="generalized-alpha", coordinates="exudyn",
+                             error=peer["error"] if done else None, cpu=peer["cpu"], steps=peer["steps"],
+                             stopped=None if done else peer["solver"].split("; ")[-1], ratio=1.0))
+            if not done:
+                peer = None
         for coordinates, method, n_max in CASES:
             if N > n_max:
                 continue
             r = run_mbdlib(N, coordinates, method)
-            ratio = f"{r['cpu'] / peer[N]['cpu']:.2f}" if peer[N] and r["error"] is not None else "-"
-            rows.append((N, f"mbdlib {coordinates} {method}", r["error"], r["cpu"], ratio, r["note"]))
+            done = r["error"] is not None
+            rows.append(dict(N=N, method=method, coordinates=coordinates, error=r["error"], cpu=r["cpu"],
+                             steps=int(r["note"].split()[0]) if done else None,
+                             stopped=None if done else r["note"],
+                             ratio=r["cpu"] / peer["cpu"] if peer and done else None))
+    return rows
+
+
+def save(rows: list[dict], path: str) -> None:
+    """Write the rows as JSON with the date and the machine line (the book reads this file)."""
+    import json
+    import pathlib
+
+    out = dict(benchmark="IFToMM A02 N-four-bar", t_end=T_END, tolerance=1e-3,
+               date=time.strftime("%Y-%m-%d"), machine=machine(), rows=rows)
+    pathlib.Path(path).parent.mkdir(parents=True, exist_ok=True)
+    pathlib.Path(path).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+
+
+def report(rows: list[dict]) -> str:
+    """The rows as a plain-text table."""
     lines = [f"IFToMM A02 N-four-bar, {T_END:g} s, error of the first crank tip vs the exact motion "
              f"(benchmark: 1e-3 m); {machine()}",
              f"{'N':>3}  {'method':<42} {'error [m]':>10} {'CPU [s]':>8} {'/Exudyn':>8}  note"]
-    for N, name, err, cpu, ratio, note in rows:
+    for r in rows:
+        name = ("Exudyn gen.-α, sparse" if r["coordinates"] == "exudyn"
+                else f"mbdlib {r['coordinates']} {r['method']}")
+        err = r["error"]
         e = "stopped" if err is None else f"{err:.2e}{'' if err <= 1e-3 else ' ✗'}"
-        lines.append(f"{N:>3}  {name:<42} {e:>10} {cpu:>8.2f} {ratio:>8}  {note}")
+        ratio = "-" if r["ratio"] is None else f"{r['ratio']:.2f}"
+        note = r["stopped"] or f"{r['steps']} steps"
+        lines.append(f"{r['N']:>3}  {name:<42} {e:>10} {r['cpu']:>8.2f} {ratio:>8}  {note}")
     return "\n".join(lines)
 
 
+def main(Ns=N_DEFAULT, save_to: str | None = None) -> str:
+    rows = collect(Ns)
+    if save_to:
+        save(rows, save_to)
+    return report(rows)
+
+
 if __name__ == "__main__":
-    print(main(tuple(int(a) for a in sys.argv[1:]) or N_DEFAULT))
+    args = sys.argv[1:]
+    path = None
+    if "--save" in args:
+        i = args.index("--save")
+        path = args[i + 1]
+        del args[i:i + 2]
+    print(main(tuple(int(a) for a in args) or N_DEFAULT, save_to=path))
