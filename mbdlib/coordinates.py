@@ -45,6 +45,7 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.integrate import solve_ivp
 
 from .constraints import Revolute, Translational, newton_solve
 from .errors import ModelError, ShapeError
@@ -702,8 +703,6 @@ def n_fourbar_exact(N, t, g=9.81, theta=np.pi / 2, omega=-1.0):
     >>> float(th[0]), float(om[0])
     (1.5707963267948966, -1.0)
     """
-    from scipy.integrate import solve_ivp
-
     t = np.atleast_1d(np.asarray(t, dtype=float))
     J, K = (N + 1) / 3 + N, (N + 1) / 2 + N
     sol = solve_ivp(lambda _, y: [y[1], -K * g * np.cos(y[0]) / J], (0.0, max(float(t[-1]), 1e-12)),

@@ -448,14 +448,11 @@ class PlanarModel:
         if lay.n_rev:
             J[lay.rev_rows, lay.rev_cols] = lay.jacobian_values(q)[lay.keep]
         for k, j, rows in lay.others:
-            local = np.asarray(j.jacobian(self._local(q, k), t), dtype=float)
-            full = np.zeros((local.shape[0], self.n + 3))
-            np.add.at(full, (slice(None), self._index[k]), local)
-            J[rows] = full[:, : self.n]
+            J[rows] = self._stack_rows(q, [(k, j)], lambda j, ql: j.jacobian(ql, t))
         return J
 
     def phi_q_sparse(self, q, t=0.0) -> scipy.sparse.csr_matrix:
-        """``Φ_q`` as a ``scipy.sparse`` CSR matrix, shape ``(m, n)``: ≤ 6 non-zeros per revolute row."""
+        """``Φ_q`` as a ``scipy.sparse`` CSR matrix, shape ``(m, n)``: ≤ 4 non-zeros per revolute row."""
         lay, q = self._layout(), np.asarray(q, dtype=float)
         if not lay.others:
             data = lay.jacobian_values(q)[lay.keep][lay.perm]
@@ -491,15 +488,15 @@ class PlanarModel:
 
     def M(self, q=None) -> np.ndarray:
         """Mass matrix ``diag(m_1, m_1, J_1, ...)``, shape ``(n, n)`` (constant)."""
-        return np.diag(self._layout().mass_diagonal)
+        return np.diag(self.M_diagonal())
 
     def M_diagonal(self, q=None) -> np.ndarray:
         """The diagonal of ``M`` (``M`` is diagonal in Cartesian coordinates), shape ``(n,)``."""
-        return self._layout().mass_diagonal.copy()
+        return np.array([v for b in self.bodies for v in (b.mass, b.mass, b.inertia)], dtype=float)
 
     def _gravity_force(self) -> np.ndarray:
         G = np.zeros(self.n)
-        masses = self._layout().mass_diagonal[0::3]
+        masses = np.array([b.mass for b in self.bodies], dtype=float)
         G[0::3], G[1::3] = masses * self.gravity[0], masses * self.gravity[1]
         return G
 
@@ -547,7 +544,7 @@ class PlanarModel:
     def energy(self, q, qd) -> float:
         """Kinetic + potential energy (gravity and springs) [J]; applied loads are not included."""
         q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
-        T = 0.5 * qd @ (self._layout().mass_diagonal * qd)
+        T = 0.5 * qd @ (self.M_diagonal() * qd)
         V = -float(self._gravity_force() @ q)
         for s in self.springs:
             V += 0.5 * s["k"] * (self._spring(s, q, None)[0] - s["l0"]) ** 2
@@ -668,8 +665,6 @@ class _Layout:
                 self.others.append((k, j, slice(rows, rows + j.n_eq)))
             rows += j.n_eq
         self.m, self.n_rev = rows, len(rev)
-        self.mass_diagonal = np.array([v for b in model.bodies for v in (b.mass, b.mass, b.inertia)],
-                                      dtype=float)
         base = [model._index[k] for k, _, _ in rev]             # the 6 pose indices of (i, j), ground < 0
         self.i_pose = np.array([b[:3] for b in base], dtype=int).reshape(-1, 3)
         self.j_pose = np.array([b[3:] for b in base], dtype=int).reshape(-1, 3)
