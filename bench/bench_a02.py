@@ -10,45 +10,50 @@ h = 1e-3 s, sparse solver) runs on the same model in the same process when it is
 
 Run alone: ``.venv/bin/python bench/bench_a02.py [N ...] [--save PATH]`` (default N = 1 2 5 10 20 40);
 ``--save`` also writes the rows as JSON with the date and the machine (the book reads
-``bench/results/a02.json``).
+``bench/results/a02.json``).  ``--kkt`` prints only the time of one KKT solve, dense vs band
+factorization, for each N (the crossover of the two paths).  BLAS runs on one thread, as Exudyn does.
 """
 
 from __future__ import annotations
 
-import sys
-import time
+import os
 
-import numpy as np
-from _timing import machine
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # one core, as Exudyn uses
+    os.environ.setdefault(_var, "1")
 
-from mbdlib import dae
-from mbdlib.coordinates import mechanism, n_fourbar_exact
-from mbdlib.errors import MbdError
+import sys  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+from _timing import machine  # noqa: E402
+
+from mbdlib import dae  # noqa: E402
+from mbdlib.coordinates import mechanism, n_fourbar_exact, n_fourbar_tip  # noqa: E402
+from mbdlib.errors import MbdError  # noqa: E402
 
 N_DEFAULT = (1, 2, 5, 10, 20, 40)
 T_END = 20.0
-# (coordinates, method, largest N tried): the joint-coordinate models evaluate M(q) in Python and grow slowly
-CASES = [("cartesian", "projection", 40), ("mixed", "projection", 5), ("relative", "projection", 5),
-         ("cartesian", "augmented_lagrangian", 5), ("relative", "augmented_lagrangian", 2),
-         ("mixed", "augmented_lagrangian", 2), ("cartesian", "baumgarte", 2), ("cartesian", "none", 2)]
+# (coordinates, method, options, largest N tried): the joint-coordinate models evaluate M(q) in Python and
+# grow slowly; the augmented Lagrangian takes 40 000 fixed steps
+CASES = [("cartesian", "projection", {}, 40), ("cartesian", "projection", {"singular": "damp"}, 40),
+         ("mixed", "projection", {}, 5), ("relative", "projection", {}, 5),
+         ("relative", "projection", {"singular": "damp"}, 2),
+         ("cartesian", "augmented_lagrangian", {}, 5), ("relative", "augmented_lagrangian", {}, 2),
+         ("mixed", "augmented_lagrangian", {}, 2), ("cartesian", "baumgarte", {}, 2),
+         ("cartesian", "none", {}, 2)]
 
 
 def tip_error(res, coordinates: str, N: int) -> float:
     theta, _ = n_fourbar_exact(N, res.t)
-    if coordinates == "cartesian":
-        x, y, phi = res.q[:, 0], res.q[:, 1], res.q[:, 2]
-        tip = np.column_stack([x + 0.5 * np.cos(phi), y + 0.5 * np.sin(phi)])
-    else:
-        angle = res.q[:, 0] if coordinates == "relative" else res.q[:, 2]
-        tip = np.column_stack([np.cos(angle), np.sin(angle)])
-    return float(np.max(np.linalg.norm(tip - np.column_stack([np.cos(theta), np.sin(theta)]), axis=1)))
+    exact = np.column_stack([np.cos(theta), np.sin(theta)])
+    return float(np.max(np.linalg.norm(n_fourbar_tip(res.q, coordinates) - exact, axis=1)))
 
 
-def run_mbdlib(N: int, coordinates: str, method: str) -> dict:
+def run_mbdlib(N: int, coordinates: str, method: str, options: dict | None = None) -> dict:
     model = mechanism("n_fourbar", coordinates=coordinates, N=N)
     t0 = time.process_time()
     try:
-        res = dae.simulate(model, T_END, method=method)
+        res = dae.simulate(model, T_END, method=method, **(options or {}))
     except MbdError as exc:
         return dict(error=None, cpu=time.process_time() - t0, note=type(exc).__name__ + ": " +
                     str(exc).split(". ")[0][:90])
@@ -76,25 +81,56 @@ def collect(Ns=N_DEFAULT) -> list[dict]:
                              stopped=None if done else peer["solver"].split("; ")[-1], ratio=1.0))
             if not done:
                 peer = None
-        for coordinates, method, n_max in CASES:
+        for coordinates, method, options, n_max in CASES:
             if N > n_max:
                 continue
-            r = run_mbdlib(N, coordinates, method)
+            r = run_mbdlib(N, coordinates, method, options)
             done = r["error"] is not None
             rows.append(dict(N=N, method=method, coordinates=coordinates, error=r["error"], cpu=r["cpu"],
+                             options=", ".join(f"{k}={v!r}" for k, v in options.items()),
                              steps=int(r["note"].split()[0]) if done else None,
                              stopped=None if done else r["note"],
                              ratio=r["cpu"] / peer["cpu"] if peer and done else None))
     return rows
 
 
-def save(rows: list[dict], path: str) -> None:
+def kkt_timings(Ns=N_DEFAULT, repeat: int = 200) -> list[dict]:
+    """Time of one KKT solve (q̈, λ) at the start state, dense range-space vs band factorization [µs]."""
+    out = []
+    for N in Ns:
+        model = mechanism("n_fourbar", N=N)
+        q, qd, bs = model.q0, model.qd0, model.banded_schur()
+        times = {}
+        for name, banded in (("dense", None), ("banded", bs)):
+            k = max(10, repeat // (1 + N // 10))
+            best = np.inf
+            for _ in range(3):
+                t0 = time.perf_counter()
+                for _ in range(k):
+                    dae._solve(model, 0.0, q, qd, bs=banded)
+                best = min(best, (time.perf_counter() - t0) / k)
+            times[name] = best * 1e6
+        out.append(dict(N=N, n=model.n, dense_us=times["dense"], banded_us=times["banded"], half_band=bs.kd))
+    return out
+
+
+def growth(rows: list[dict], coordinates: str, method: str, options: str = "") -> float | None:
+    """Exponent p of CPU ∝ N^p, a least-squares line through log CPU vs log N of the runs that passed."""
+    pts = [(r["N"], r["cpu"]) for r in rows if r["coordinates"] == coordinates and r["method"] == method
+           and r.get("options", "") == options and r["error"] is not None and r["N"] >= 5]
+    if len(pts) < 2:
+        return None
+    N, cpu = np.log([p[0] for p in pts]), np.log([p[1] for p in pts])
+    return float(np.polyfit(N, cpu, 1)[0])
+
+
+def save(rows: list[dict], path: str, kkt: list[dict] | None = None) -> None:
     """Write the rows as JSON with the date and the machine line (the book reads this file)."""
     import json
     import pathlib
 
     out = dict(benchmark="IFToMM A02 N-four-bar", t_end=T_END, tolerance=1e-3,
-               date=time.strftime("%Y-%m-%d"), machine=machine(), rows=rows)
+               date=time.strftime("%Y-%m-%d"), machine=machine(), rows=rows, kkt=kkt or [])
     pathlib.Path(path).parent.mkdir(parents=True, exist_ok=True)
     pathlib.Path(path).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
 
@@ -103,23 +139,38 @@ def report(rows: list[dict]) -> str:
     """The rows as a plain-text table."""
     lines = [f"IFToMM A02 N-four-bar, {T_END:g} s, error of the first crank tip vs the exact motion "
              f"(benchmark: 1e-3 m); {machine()}",
-             f"{'N':>3}  {'method':<42} {'error [m]':>10} {'CPU [s]':>8} {'/Exudyn':>8}  note"]
+             f"{'N':>3}  {'method':<60} {'error [m]':>10} {'CPU [s]':>8} {'/Exudyn':>8}  note"]
     for r in rows:
         name = ("Exudyn gen.-α, sparse" if r["coordinates"] == "exudyn"
-                else f"mbdlib {r['coordinates']} {r['method']}")
+                else f"mbdlib {r['coordinates']} {r['method']} {r.get('options', '')}".strip())
         err = r["error"]
         e = "stopped" if err is None else f"{err:.2e}{'' if err <= 1e-3 else ' ✗'}"
         ratio = "-" if r["ratio"] is None else f"{r['ratio']:.2f}"
         note = r["stopped"] or f"{r['steps']} steps"
-        lines.append(f"{r['N']:>3}  {name:<42} {e:>10} {r['cpu']:>8.2f} {ratio:>8}  {note}")
+        lines.append(f"{r['N']:>3}  {name:<60} {e:>10} {r['cpu']:>8.2f} {ratio:>8}  {note}")
+    for label, key in (("mbdlib cartesian projection singular='damp'", ("cartesian", "projection",
+                                                                         "singular='damp'")),
+                       ("Exudyn gen.-α, sparse", ("exudyn", "generalized-alpha", ""))):
+        p = growth(rows, *key)
+        if p is not None:
+            lines.append(f"CPU grows as N^{p:.2f} from N = 5 ({label})")
+    return "\n".join(lines)
+
+
+def report_kkt(kkt: list[dict]) -> str:
+    lines = ["one KKT solve at the start state [µs], dense range-space vs band Cholesky of J M⁻¹ Jᵀ",
+             f"{'N':>3} {'n':>4} {'dense':>9} {'banded':>9} {'ratio':>6}  half-band"]
+    for r in kkt:
+        lines.append(f"{r['N']:>3} {r['n']:>4} {r['dense_us']:>9.0f} {r['banded_us']:>9.0f} "
+                     f"{r['dense_us'] / r['banded_us']:>6.1f}  {r['half_band']}")
     return "\n".join(lines)
 
 
 def main(Ns=N_DEFAULT, save_to: str | None = None) -> str:
-    rows = collect(Ns)
+    rows, kkt = collect(Ns), kkt_timings(Ns)
     if save_to:
-        save(rows, save_to)
-    return report(rows)
+        save(rows, save_to, kkt)
+    return report(rows) + "\n\n" + report_kkt(kkt)
 
 
 if __name__ == "__main__":
@@ -129,4 +180,8 @@ if __name__ == "__main__":
         i = args.index("--save")
         path = args[i + 1]
         del args[i:i + 2]
-    print(main(tuple(int(a) for a in args) or N_DEFAULT, save_to=path))
+    if "--kkt" in args:
+        args.remove("--kkt")
+        print(report_kkt(kkt_timings(tuple(int(a) for a in args) or N_DEFAULT)))
+    else:
+        print(main(tuple(int(a) for a in args) or N_DEFAULT, save_to=path))

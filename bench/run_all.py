@@ -13,6 +13,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 import bench_a02  # noqa: E402
+import bench_book  # noqa: E402
 import bench_constraints  # noqa: E402
 import bench_dynamics  # noqa: E402
 import bench_fourbar  # noqa: E402
@@ -26,6 +27,7 @@ BENCHMARKS = [bench_rotations, bench_dynamics, bench_symbolic, bench_scaling, be
 BENCHMARKS.append(bench_fourbar)  # issue 7: the four-bar arm
 BENCHMARKS.append(bench_grading)  # issue 13: grading throughput
 BENCHMARKS.append(bench_a02)  # issue 14: IFToMM A02 N-four-bar, with Exudyn
+BENCHMARKS.append(bench_book)  # issue 14: widget callbacks and simulations as the book runs them
 
 if __name__ == "__main__":
     start = time.perf_counter()

@@ -5,6 +5,7 @@ The modules follow the chain of ideas of the book, and imports only point
 
     rotations -> bodies -> chain -> kinematics -> newton_euler -> kane, dynamics -> lagrange
     rotations -> bodies -> constraints -> planar (+ compiled), spatial;  dae (integrators) used by planar
+    constraints -> _kkt (KKT system, projections; _banded: J M⁻¹ Jᵀ in band storage) -> _integrators -> dae
     everything -> assembly, checks (the modelling checklist as a report)
 
 ``plotting`` and ``widgets`` sit on top and are not imported here.

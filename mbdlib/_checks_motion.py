@@ -18,12 +18,8 @@ from .errors import MbdError, ModelError
 def kkt_accelerations(system, q, qd, t=0.0):
     """q̈ from the KKT system by least squares (any rank of J) and its relative residual."""
     n = system.n
-    M, Q = system.M(q), system.Q(t, q, qd)
-    J = np.vstack([system.phi_q(q, t), system.B(q, t)])
-    g = np.concatenate([system.gamma(q, qd, t), system.b_gamma(q, qd, t)])
-    r = J.shape[0]
-    K = np.block([[M, J.T], [J, np.zeros((r, r))]])
-    rhs = np.concatenate([Q, g])
+    K = dae.kkt_matrix(system, q, t)
+    rhs = np.concatenate([system.Q(t, q, qd), system.gamma(q, qd, t), system.b_gamma(q, qd, t)])
     x = np.linalg.lstsq(K, rhs, rcond=None)[0]
     res = float(np.linalg.norm(K @ x - rhs)) / max(float(np.linalg.norm(rhs)), 1e-300)
     return x[:n], res if np.linalg.norm(rhs) > 0 else 0.0

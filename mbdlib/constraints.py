@@ -579,24 +579,45 @@ class DofReport:
         return f"<table class='mbd-dof-report'>{rows}</table>"
 
 
-def rank_analysis(Phi_q, rtol: float = 1e-8):
+RANK_RTOL = 1e-8   # singular values below this fraction of the largest count as zero (one rank test)
+
+
+def rank_analysis(Phi_q, rtol: float = RANK_RTOL, scale_rows: bool = True):
     """Rank of ``Φ_q`` (SVD, relative tolerance) and the dependent rows (pivoted QR of ``Φ_qᵀ``).
 
-    Returns ``(rank, dependent, groups)``: ``dependent`` are row indices that are linear
-    combinations of the others (the rows left over when the pivoting has picked ``rank``
-    independent ones; on ties it keeps the earlier row); ``groups[k]`` the rows taking part
-    in the dependency of ``dependent[k]`` (found by least squares on the independent rows).
+    The one rank analysis of the library: :meth:`PlanarModel.dof_report`, the checks, the assembly
+    and :func:`mbdlib.dae.redundant_rows` (which names the rows) all call it.
 
-    >>> rank_analysis(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]))[:2]
-    (2, [2])
+    Parameters
+    ----------
+    Phi_q : array_like, shape (m, n)
+    rtol : float
+        Singular values ≤ ``rtol · s_max`` count as zero.
+    scale_rows : bool
+        Scale each row to unit length first, so that equations in m, m² and rad weigh alike (the rank
+        in exact arithmetic is unchanged).  :mod:`mbdlib.dae` passes a mass-scaled Jacobian whose
+        singular values it has already compared, and keeps them (False).
+
+    Returns
+    -------
+    rank : int
+    dependent : list of int
+        Rows that are linear combinations of the others (the rows left over when the pivoting has
+        picked ``rank`` independent ones; on ties it keeps the earlier row).
+    groups : list of list of int
+        ``groups[k]``: the rows taking part in the dependency of ``dependent[k]`` (least squares on
+        the independent rows).
+
+    >>> rank_analysis(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]))
+    (2, [2], [[0, 1, 2]])
     """
     Phi_q = np.atleast_2d(np.asarray(Phi_q, dtype=float))
     m = Phi_q.shape[0]
     if m == 0 or Phi_q.size == 0:
         return 0, [], []
-    # rows scaled to unit length: equations in m, m² and rad weigh alike (rank is unchanged)
-    norms = np.linalg.norm(Phi_q, axis=1)
-    Phi_q = Phi_q / np.where(norms > 0, norms, 1.0)[:, None]
+    if scale_rows:
+        norms = np.linalg.norm(Phi_q, axis=1)
+        Phi_q = Phi_q / np.where(norms > 0, norms, 1.0)[:, None]
     s = np.linalg.svd(Phi_q, compute_uv=False)
     rank = int(np.sum(s > rtol * max(s[0], np.finfo(float).tiny))) if s[0] > 0 else 0
     if rank == m:
@@ -644,7 +665,7 @@ def newton_solve(phi, jac, q, tol: float = 1e-10, max_iter: int = 50):
     return q, max_iter, float(np.max(np.abs(f))), False
 
 
-def nearby_rank(phi, jac, q, rtol: float = 1e-8, probes: int = 3, step: float = 1e-3):
+def nearby_rank(phi, jac, q, rtol: float = RANK_RTOL, probes: int = 3, step: float = 1e-3):
     """Highest rank of ``Φ_q`` at a few admissible configurations near ``q``, and its dependent rows.
 
     Each probe moves ``q`` by ``step · max(1, |q|∞)`` along a random direction of the null

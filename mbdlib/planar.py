@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse
 
+from ._banded import BandedSchur
 from .constraints import (
     CoordinateDriver,
     Distance,
@@ -459,6 +460,21 @@ class PlanarModel:
             return scipy.sparse.csr_matrix((data, lay.indices, lay.indptr), shape=(lay.m, self.n))
         return scipy.sparse.csr_matrix(self.phi_q(q, t))
 
+    def banded_schur(self):
+        """The band factorization of ``S = Φ_q M⁻¹ Φ_qᵀ`` (:class:`mbdlib._banded.BandedSchur`) when every
+        joint is a revolute joint, else None; :mod:`mbdlib.dae` uses it with :meth:`jacobian_values`."""
+        lay = self._layout()
+        if lay.others or not lay.n_rev or self._nonholonomic():
+            return None
+        if lay.banded is None:
+            lay.banded = BandedSchur(lay.rev_rows, lay.rev_cols, lay.m, self.n)
+        return lay.banded
+
+    def jacobian_values(self, q, t=0.0) -> np.ndarray:
+        """The non-zeros of ``Φ_q`` in the order of :meth:`banded_schur`'s pattern (revolute joints only)."""
+        lay = self._layout()
+        return lay.jacobian_values(np.asarray(q, dtype=float))[lay.keep]
+
     def phi_t(self, q, t=0.0) -> np.ndarray:
         """``Φ_t``, shape ``(m,)`` (zero for every joint that is not a driver)."""
         lay = self._layout()
@@ -681,7 +697,7 @@ class _Layout:
         self.keep = c_all >= 0                                   # ground columns dropped
         self._values = np.zeros((self.n_rev, 8))
         self._values[:, [0, 4]], self._values[:, [2, 6]] = 1.0, -1.0
-        self._last_q, self._last_points = None, None
+        self._last_q, self._last_points, self.banded = None, None, None
         self.rev_rows, self.rev_cols = r_all[self.keep], c_all[self.keep]
         if self.n_rev and not self.others:
             order = scipy.sparse.csr_matrix((np.arange(1, self.rev_rows.size + 1, dtype=float),
