@@ -51,6 +51,7 @@ from .constraints import Revolute, Translational, newton_solve
 from .errors import ModelError, ShapeError
 
 __all__ = ["RelativeModel", "TreeJoint", "body_states", "convert", "mechanism", "n_fourbar_exact",
+           "n_fourbar_tip",
            "MECHANISMS", "COORDINATE_SETS"]
 
 KINDS = ("revolute", "prismatic", "free")
@@ -710,6 +711,35 @@ def n_fourbar_exact(N, t, g=9.81, theta=np.pi / 2, omega=-1.0):
     return sol.y[0], sol.y[1]
 
 
+def n_fourbar_tip(q, coordinates="cartesian"):
+    """The first crank's tip of ``mechanism("n_fourbar", coordinates=...)`` from rows of coordinates.
+
+    Crank 0 comes first in every coordinate set: its centre and angle ``(x, y, φ)`` in Cartesian
+    coordinates, its pin angle first in relative ones, its ``(x, y, φ)`` again in mixed ones.
+
+    Parameters
+    ----------
+    q : array_like, shape (n,) or (k, n)
+    coordinates : {"cartesian", "relative", "mixed"}
+
+    Returns
+    -------
+    ndarray, shape (k, 2)
+
+    >>> m = mechanism("n_fourbar", N=2)
+    >>> n_fourbar_tip(m.q0).round(12) + 0.0                # the crank stands vertical
+    array([[0., 1.]])
+    """
+    q = np.atleast_2d(np.asarray(q, dtype=float))
+    if coordinates not in COORDINATE_SETS:
+        raise ModelError(f"n_fourbar_tip: coordinates must be one of {COORDINATE_SETS}, got {coordinates!r}")
+    if coordinates == "cartesian":
+        x, y, phi = q[:, 0], q[:, 1], q[:, 2]
+        return np.column_stack([x + 0.5 * np.cos(phi), y + 0.5 * np.sin(phi)])
+    angle = q[:, 0] if coordinates == "relative" else q[:, 2]
+    return np.column_stack([np.cos(angle), np.sin(angle)])
+
+
 _PLANAR = {"double_pendulum": _double_pendulum, "slider_crank": _slider_crank, "fourbar": _fourbar,
            "n_fourbar": _n_fourbar}
 
@@ -777,10 +807,12 @@ def _arm6r(coordinates, masses=(4.0, 3.0, 2.0, 1.0, 0.5, 0.3), g=9.81):
             body = RigidBody.sphere(masses[k], 0.05, com=(p[k + 1] - p[k]) / 2, name=f"link{k + 1}")
             chain.add_link(f"link{k + 1}", Joint(f"joint{k + 1}", "revolute", axes[k], origin), body)
         return ChainSystem(chain, gravity=(0.0, 0.0, -g))
-    m = SpatialModel()
+    m = SpatialModel(gravity=(0.0, 0.0, -g))
     centres = [p[0] / 2] + [(p[k] + p[k + 1]) / 2 for k in range(6)]
-    bodies = [m.add_body("base", centres[0], mass=10.0)]
-    bodies += [m.add_body(f"link{k + 1}", centres[k + 1], mass=masses[k]) for k in range(6)]
+    sphere = [RigidBody.sphere(mass, 0.05).inertia for mass in (10.0, *masses)]   # as the chain's links
+    bodies = [m.add_body("base", centres[0], mass=10.0, inertia=sphere[0])]
+    bodies += [m.add_body(f"link{k + 1}", centres[k + 1], mass=masses[k], inertia=sphere[k + 1])
+               for k in range(6)]
     m.fix(bodies[0], name="base fixed")
     for k in range(6):
         m.add_revolute(bodies[k], bodies[k + 1], p[k] - centres[k], p[k] - centres[k + 1], axis_i=axes[k],

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .bodies import RigidBody
 from .constraints import DofReport, nearby_rank, newton_solve, rank_analysis
 from .errors import ModelError, ShapeError
 from .rotations import dcm_from_quat, normalize_quat  # noqa: F401 (dcm_from_quat: doctest)
@@ -99,15 +100,45 @@ def point_jacobian(p, s):
     return np.column_stack([d0, de])
 
 
+def _G(p):
+    """``G(p) = [−e, −ẽ + e0 I]`` (3, 4): ``ω' = 2 G ṗ`` is the angular velocity in body components
+    (Nikravesh 1988, §6.3); ``G p = 0`` and ``G Gᵀ = I`` for a unit ``p``.
+
+    >>> p = np.array([0.8, 0.2, -0.4, 0.4]) / np.linalg.norm([0.8, 0.2, -0.4, 0.4])
+    >>> bool(np.allclose(_G(p) @ p, 0.0) and np.allclose(_G(p) @ _G(p).T, np.eye(3)))
+    True
+    """
+    e0, e = p[0], p[1:]
+    return np.column_stack([-e, -_tilde(e) + e0 * np.eye(3)])
+
+
+def _second_derivative(f, q, v):
+    """``d²/ds² f(q + s v)`` at ``s = 0``, exactly for a polynomial ``f`` of degree ≤ 5 in ``q``.
+
+    The central five-point stencil ``(−f₂ + 16 f₁ − 30 f₀ + 16 f₋₁ − f₋₂) / (12 h²)`` has no truncation
+    error up to degree 5, and every joint equation here is a polynomial of degree ≤ 4 in ``q`` (``A(p)``
+    is quadratic in ``p``).  The step ``h`` scales ``v`` to about unit size, so round-off stays at a
+    few ulps of ``f``: this is the exact ``γ = −(Φ_q q̇)_q q̇``, not a finite-difference estimate.
+    """
+    h = 1.0 / max(float(np.max(np.abs(v))), 1e-300)
+    vals = [np.asarray(f(q + k * h * v), dtype=float) for k in (2, 1, 0, -1, -2)]
+    return (-vals[0] + 16 * vals[1] - 30 * vals[2] + 16 * vals[3] - vals[4]) / (12 * h * h)
+
+
 @dataclass(eq=False)  # bodies compare by identity
 class SpatialBody:
-    """A body of a :class:`SpatialModel`: initial position (3,), Euler parameters (4,), mass."""
+    """A body of a :class:`SpatialModel`: initial position (3,), Euler parameters (4,), mass, central
+    inertia in body components (3, 3; None: kinematics only), initial velocity and angular velocity
+    (global components)."""
 
     name: str
     position: np.ndarray
     orientation: np.ndarray
     mass: float
     index: int
+    inertia: np.ndarray | None = None
+    velocity: np.ndarray | None = None
+    angular_velocity: np.ndarray | None = None
 
 
 class SpatialJoint:
@@ -177,27 +208,44 @@ class SpatialDofReport(DofReport):
 class SpatialModel:
     """Spatial mechanism in Cartesian coordinates with Euler parameters (7 per body)."""
 
-    def __init__(self):
+    def __init__(self, gravity=None):
         self.bodies: list[SpatialBody] = []
         self.joints: list[SpatialJoint] = []
         self._index: list[np.ndarray] = []
+        self.gravity = None if gravity is None else _v3(gravity, "gravity")
+        self.forces: list[tuple] = []
 
     @property
     def n(self) -> int:
         """Number of coordinates, ``7 * len(bodies)``."""
         return 7 * len(self.bodies)
 
-    def add_body(self, name, position=(0.0, 0.0, 0.0), orientation=(1.0, 0.0, 0.0, 0.0), mass=1.0):
-        """Add a body with its initial position and Euler parameters (normalised here)."""
+    def add_body(self, name, position=(0.0, 0.0, 0.0), orientation=(1.0, 0.0, 0.0, 0.0), mass=1.0,
+                 inertia=None, velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0)):
+        """Add a body: initial position of its centre of mass, Euler parameters (normalised here), mass,
+        central inertia in body components (3 × 3, or the 3 principal moments; needed for dynamics),
+        and the initial velocity of the centre of mass and angular velocity, in global components."""
         name = str(name)
         if any(b.name == name for b in self.bodies):
             raise ModelError(f"a body named {name!r} already exists; pick another name")
         if not (np.isfinite(mass) and mass > 0):
             raise ModelError(f"body {name!r}: mass must be positive, got {mass!r}")
+        J = None if inertia is None else \
+            np.asarray(RigidBody(float(mass), inertia=inertia, name=name).inertia, dtype=float)
         body = SpatialBody(name, _v3(position, f"body {name!r}: position"),
-                           normalize_quat(orientation), float(mass), len(self.bodies))
+                           normalize_quat(orientation), float(mass), len(self.bodies), J,
+                           _v3(velocity, f"body {name!r}: velocity"),
+                           _v3(angular_velocity, f"body {name!r}: angular_velocity"))
         self.bodies.append(body)
         return body
+
+    def add_force(self, body, force, point=(0.0, 0.0, 0.0), name=None):
+        """A force (global components; constant or ``force(t, q, qd)``) at ``point`` (body frame)."""
+        self.forces.append(("force", self.body(body), force, _v3(point, "point"), name))
+
+    def add_torque(self, body, torque, name=None):
+        """A torque (global components, constant or ``torque(t, q, qd)``) on the body."""
+        self.forces.append(("torque", self.body(body), torque, None, name))
 
     def body(self, b) -> SpatialBody:
         if isinstance(b, SpatialBody) and b in self.bodies:
@@ -347,3 +395,125 @@ class SpatialModel:
             involved=sorted({owners[r] for g in groups for r in g}, key=owners.index),
             notes=[f"without Euler parameters: {6 * n_b} coordinates (6 per body), {m - n_b} constraints"],
             coordinates_6=6 * n_b, constraints_6=m - n_b)
+
+    # ------------------------------------------------------------------ dynamics
+    def _need_dynamics(self):
+        if self.gravity is None:
+            raise ModelError("SpatialModel: gravity is not set; create the model with "
+                             "SpatialModel(gravity=(0, 0, -9.81)) (or (0, 0, 0) for no gravity)")
+        for b in self.bodies:
+            if b.inertia is None:
+                raise ModelError(f"body {b.name!r} has no inertia: give add_body(..., inertia=...) (central, "
+                                 "body components) to simulate")
+
+    def M(self, q) -> np.ndarray:
+        """Mass matrix, block-diagonal per body: ``m I₃`` for r and ``4 Gᵀ J′ G + k p pᵀ`` for p.
+
+        ``4 Gᵀ J′ G`` alone is singular: ``G p = 0``, because changing p along itself changes no
+        orientation (only its length).  The normalization row ``2 pᵀ`` of Φ_q constrains exactly that
+        direction, so the KKT matrix is regular; and ``k p pᵀ`` (``k = 4 tr J′ / 3``) may be added to M
+        without changing the motion, because ``k p (pᵀ p̈)`` is a force along the normalization row that
+        only shifts its multiplier.  With it M is positive definite, as :mod:`mbdlib.dae` needs.
+        """
+        self._need_dynamics()
+        q = np.asarray(q, dtype=float)
+        M = np.zeros((self.n, self.n))
+        for b in self.bodies:
+            k = 7 * b.index
+            p = q[k + 3: k + 7]
+            G = _G(p)
+            M[k: k + 3, k: k + 3] = b.mass * np.eye(3)
+            M[k + 3: k + 7, k + 3: k + 7] = (4 * G.T @ b.inertia @ G
+                                             + (4 * np.trace(b.inertia) / 3) * np.outer(p, p))
+        return M
+
+    def Q(self, t, q, qd) -> np.ndarray:
+        """Generalized forces: gravity on r, applied forces and torques, and the velocity term
+        ``8 Ġᵀ J′ Ġ p`` on p (``Ġ = G(ṗ)``): the gyroscopic moment ``−ω′ × J′ ω′`` of Euler's equations
+        written for Euler parameters (Nikravesh 1988, §11.4)."""
+        self._need_dynamics()
+        q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+        out = np.zeros(self.n)
+        for b in self.bodies:
+            k = 7 * b.index
+            p, pd = q[k + 3: k + 7], qd[k + 3: k + 7]
+            Gd = _G(pd)
+            out[k: k + 3] = b.mass * self.gravity
+            out[k + 3: k + 7] = 8 * Gd.T @ b.inertia @ Gd @ p
+        for kind, b, value, point, _ in self.forces:
+            k = 7 * b.index
+            v = _v3(value(t, q, qd) if callable(value) else value, f"{kind} on {b.name!r}")
+            p = q[k + 3: k + 7]
+            if kind == "force":
+                out[k: k + 3] += v
+                out[k + 3: k + 7] += point_jacobian(p, point).T @ v
+            else:                                      # n′ = Aᵀ n in body components, Q_p = 2 Gᵀ n′
+                out[k + 3: k + 7] += 2 * _G(p).T @ (_A(p).T @ v)
+        return out
+
+    def phi_t(self, q, t=0.0) -> np.ndarray:
+        """``Φ_t`` (zero: no drivers yet), shape ``(m,)``."""
+        return np.zeros(len(self.labels))
+
+    def gamma(self, q, qd, t=0.0) -> np.ndarray:
+        """``γ = −(Φ_q q̇)_q q̇`` of every joint (exact, :func:`_second_derivative`), then ``−2 ṗᵀṗ``."""
+        q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+        rows = [-_second_derivative(j.phi, q[idx], qd[idx]) if np.any(qd[idx]) else np.zeros(j.n_eq)
+                for j, idx in zip(self.joints, self._index, strict=True)]
+        norms = [-2 * qd[7 * k + 3: 7 * k + 7] @ qd[7 * k + 3: 7 * k + 7] for k in range(len(self.bodies))]
+        return np.concatenate(rows + [np.array(norms)])
+
+    def B(self, q, t=0.0) -> np.ndarray:
+        return np.zeros((0, self.n))
+
+    def b_gamma(self, q, qd, t=0.0) -> np.ndarray:
+        return np.zeros(0)
+
+    def angular_velocities(self, q, qd) -> np.ndarray:
+        """ω of every body in global components, shape ``(n_bodies, 3)`` (``ω = 2 E ṗ``, ``E = A Gᵀ``…
+        computed as ``A ω′`` with ``ω′ = 2 G ṗ``)."""
+        q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+        out = []
+        for k in range(len(self.bodies)):
+            p, pd = q[7 * k + 3: 7 * k + 7], qd[7 * k + 3: 7 * k + 7]
+            out.append(_A(p) @ (2 * _G(p) @ pd))
+        return np.array(out).reshape(-1, 3)
+
+    def energy(self, q, qd) -> float:
+        """Kinetic energy ``½ m ṙᵀṙ + ½ ω′ᵀ J′ ω′`` plus the potential of gravity ``−m gᵀ r``."""
+        self._need_dynamics()
+        q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+        E = 0.0
+        for b in self.bodies:
+            k = 7 * b.index
+            w = 2 * _G(q[k + 3: k + 7]) @ qd[k + 3: k + 7]
+            v = qd[k: k + 3]
+            E += 0.5 * b.mass * v @ v + 0.5 * w @ b.inertia @ w - b.mass * self.gravity @ q[k: k + 3]
+        return float(E)
+
+    def qd_guess(self, q=None) -> np.ndarray:
+        """Initial velocities from the bodies' ``velocity`` and ``angular_velocity``: ``ṗ = ½ Gᵀ Aᵀ ω``."""
+        q = self.q_guess() if q is None else np.asarray(q, dtype=float)
+        out = []
+        for b in self.bodies:
+            p = q[7 * b.index + 3: 7 * b.index + 7]
+            out.append(np.r_[b.velocity, 0.5 * _G(p).T @ (_A(p).T @ b.angular_velocity)])
+        return np.concatenate(out or [np.zeros(0)])
+
+    def system(self, t0: float = 0.0):
+        """The model with ``q0`` assembled and ``qd0`` projected onto the velocity constraints (least
+        mass-weighted change of the bodies' initial velocities): the protocol :mod:`mbdlib.dae` integrates."""
+        from . import dae
+
+        self._need_dynamics()
+        self.q0 = self.assemble()
+        self.qd0 = dae.project_velocities(self, self.q0, self.qd_guess(self.q0), t0)
+        return self
+
+    def simulate(self, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=None, **options):
+        """Integrate with :func:`mbdlib.dae.simulate`; ``res.q`` rows hold (x, y, z, e0, e1, e2, e3) per
+        body in the order added."""
+        from . import dae
+
+        return dae.simulate(self.system(), t_end, method=method, rtol=rtol, atol=atol, t_eval=t_eval,
+                            **options)

@@ -1,0 +1,153 @@
+"""Spatial bodies in motion: Euler-parameter Cartesian coordinates against independent results (issue 15).
+
+* the heavy symmetric top: steady precession at the rate of its closed-form condition, and the three
+  conserved quantities (energy, vertical angular momentum, spin);
+* the 6R arm: Cartesian coordinates with Euler parameters (49 coordinates, 43 constraints) against
+  joint coordinates (Featherstone's recursions, :mod:`mbdlib.dynamics`), same body poses;
+* γ of every joint against a finite difference of ``Φ_q q̇``, and the mass matrix's structure.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mbdlib import dae
+from mbdlib.coordinates import mechanism
+from mbdlib.errors import ModelError
+from mbdlib.kinematics import forward_kinematics
+from mbdlib.spatial import _A, _G, SpatialModel
+
+M_TOP, L_TOP, G0 = 1.0, 0.1, 9.81
+A_CM, C_TOP = 0.004, 0.006
+
+
+def top(theta, spin, precession, gravity=(0.0, 0.0, -G0)):
+    """A symmetric top on a fixed base: tilt ``theta`` about x, spin about its axis relative to the
+    precessing frame, precession about the vertical; the pivot is ``L_TOP`` below the centre of mass."""
+    p = np.array([np.cos(theta / 2), np.sin(theta / 2), 0.0, 0.0])
+    axis = _A(p) @ [0.0, 0.0, 1.0]
+    r = L_TOP * axis
+    omega = precession * np.array([0.0, 0.0, 1.0]) + spin * axis
+    model = SpatialModel(gravity=gravity)
+    model.add_body("base", mass=1.0, inertia=np.eye(3))
+    model.fix("base")
+    model.add_body("top", position=r, orientation=p, mass=M_TOP, inertia=[A_CM, A_CM, C_TOP],
+                   velocity=np.cross(omega, r), angular_velocity=omega)
+    model.add_spherical("base", "top", (0, 0, 0), (0, 0, -L_TOP))
+    return model
+
+
+def test_heavy_top_precesses_steadily_at_the_analytic_rate():
+    """Steady precession needs ``m g l = Ω C ω₃ − A Ω² cos θ`` (A about the pivot); take its slow root."""
+    theta, w3 = 0.5, 60.0
+    A_piv = A_CM + M_TOP * L_TOP**2
+    a, b, c = A_piv * np.cos(theta), -C_TOP * w3, M_TOP * G0 * L_TOP
+    rate = (-b - np.sqrt(b * b - 4 * a * c)) / (2 * a)
+    model = top(theta, w3 - rate * np.cos(theta), rate)
+    res = model.simulate(2.0, rtol=1e-10, atol=1e-10, t_eval=np.linspace(0.0, 2.0, 101))
+    assert res.violation.max() < 1e-10
+    assert res.energy_error < 1e-8
+    J = np.diag([A_CM, A_CM, C_TOP])
+    Lz, spin, tilt, azimuth = [], [], [], []
+    for q, qd in zip(res.q, res.qd, strict=True):
+        p, pd = q[10:14], qd[10:14]
+        w_body = 2 * _G(p) @ pd
+        axis = _A(p) @ [0.0, 0.0, 1.0]
+        Lz.append((_A(p) @ (J @ w_body) + M_TOP * np.cross(q[7:10], qd[7:10]))[2])
+        spin.append(w_body[2])
+        tilt.append(np.arccos(axis[2]))
+        azimuth.append(np.arctan2(axis[1], axis[0]))
+    np.testing.assert_allclose(Lz, Lz[0], atol=1e-8 * abs(Lz[0]))
+    np.testing.assert_allclose(spin, w3, rtol=1e-8)
+    np.testing.assert_allclose(tilt, theta, atol=1e-8)
+    measured = np.diff(np.unwrap(azimuth)) / np.diff(res.t)
+    np.testing.assert_allclose(measured, rate, rtol=1e-7)
+
+
+def test_top_off_steady_nutates_and_keeps_its_invariants():
+    """Started without precession the top nods (the tilt changes), yet E, L_z and the spin stay."""
+    model = top(0.4, 40.0, 0.0)
+    res = model.simulate(1.0, rtol=1e-10, atol=1e-10, t_eval=np.linspace(0.0, 1.0, 51))
+    tilt = [np.arccos((_A(q[10:14]) @ [0, 0, 1.0])[2]) for q in res.q]
+    assert np.ptp(tilt) > 1e-3                          # it nutates
+    assert res.energy_error < 1e-8
+    spin = [(2 * _G(q[10:14]) @ qd[10:14])[2] for q, qd in zip(res.q, res.qd, strict=True)]
+    np.testing.assert_allclose(spin, 40.0, rtol=1e-8)
+
+
+def test_6r_arm_cartesian_euler_parameters_equal_joint_coordinates():
+    """The 6R arm released with joint rates under gravity: body poses from 49 Cartesian coordinates with
+    43 constraints equal those of the 6 joint coordinates (forward dynamics by the recursions)."""
+    rel = mechanism("arm6r", coordinates="relative")
+    cart = mechanism("arm6r", coordinates="cartesian")
+    assert cart.n == 49 and len(cart.labels) == 43
+    qd0 = np.array([0.8, -0.5, 1.1, 2.0, -1.5, 3.0])
+    fk = forward_kinematics(rel.chain, np.zeros(6), qd0)
+    for k in range(6):                                  # the same state: velocities of each link
+        body = cart.bodies[k + 1]
+        body.velocity, body.angular_velocity = fk.A[k] @ fk.v_c[k], fk.A[k] @ fk.omega[k]
+    t_eval = np.linspace(0.0, 0.5, 6)
+    joint = dae.simulate(rel, 0.5, method="none", rtol=1e-10, atol=1e-10, t_eval=t_eval, qd0=qd0)
+    euler = cart.simulate(0.5, rtol=1e-10, atol=1e-10, t_eval=t_eval)
+    np.testing.assert_allclose(euler.qd[0][7:], cart.qd_guess()[7:], atol=1e-12)   # consistent as given
+    for q, qc in zip(joint.q, euler.q, strict=True):
+        f = forward_kinematics(rel.chain, q)
+        for k in range(6):
+            body = qc[7 * (k + 1): 7 * (k + 2)]
+            np.testing.assert_allclose(body[:3], f.r[k] + f.A[k] @ f.d[k], atol=1e-6)
+            np.testing.assert_allclose(_A(body[3:]), f.A[k], atol=1e-6)
+    assert euler.energy_error < 1e-8 and euler.violation.max() < 1e-9
+
+
+def _joints_model():
+    """Two free bodies joined by each joint type in turn (the joints are evaluated, not assembled)."""
+    rng = np.random.default_rng(15)
+    out = []
+    for kind in ("spherical", "revolute", "universal", "prismatic"):
+        m = SpatialModel(gravity=(0, 0, 0))
+        for name in ("a", "b"):
+            p = rng.normal(size=4)
+            m.add_body(name, rng.normal(size=3), p / np.linalg.norm(p), inertia=[1.0, 2.0, 2.5])
+        getattr(m, f"add_{kind}")("a", "b", rng.normal(size=3), rng.normal(size=3))
+        out.append((kind, m))
+    return out
+
+
+@pytest.mark.parametrize("kind, model", _joints_model(), ids=lambda x: x if isinstance(x, str) else "")
+def test_gamma_is_the_derivative_of_phi_q_qdot(kind, model):
+    """γ = −(Φ_q q̇)_q q̇: a central difference of Φ_q(q + s q̇) q̇ in s, at random states."""
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        q = model.q_guess() + 0.1 * rng.normal(size=model.n)
+        qd = rng.normal(size=model.n)
+        h = 1e-6
+        fd = (model.phi_q(q + h * qd) @ qd - model.phi_q(q - h * qd) @ qd) / (2 * h)
+        np.testing.assert_allclose(model.gamma(q, qd), -fd, atol=1e-6 * (1 + np.abs(fd).max()))
+
+
+def test_mass_matrix_rotational_block_is_singular_alone_and_fixed_by_the_normalization_row():
+    model = SpatialModel(gravity=(0, 0, -9.81))
+    model.add_body("b", orientation=(0.8, 0.2, -0.4, 0.4), mass=2.0, inertia=[[1.0, 0.1, 0], [0.1, 2.0, 0],
+                                                                             [0, 0, 2.5]])
+    q = model.q_guess()
+    p = q[3:7]
+    Mp = 4 * _G(p).T @ model.bodies[0].inertia @ _G(p)
+    assert np.allclose(Mp @ p, 0.0) and np.linalg.matrix_rank(Mp) == 3     # p is no rotation
+    M = model.M(q)
+    assert np.allclose(M, M.T) and np.linalg.eigvalsh(M).min() > 0
+    kkt = dae.kkt_matrix(model, q)
+    assert np.linalg.matrix_rank(kkt) == kkt.shape[0]                      # regular with the 2 pᵀ row
+
+
+def test_spatial_dynamics_bad_input():
+    m = SpatialModel()
+    m.add_body("b", inertia=[1.0, 1.0, 1.0])
+    with pytest.raises(ModelError, match="gravity is not set"):
+        m.M(m.q_guess())
+    m = SpatialModel(gravity=(0, 0, -9.81))
+    m.add_body("b")
+    with pytest.raises(ModelError, match="'b' has no inertia"):
+        m.simulate(0.1)
+    with pytest.raises(ModelError, match="triangle inequality"):
+        m.add_body("c", inertia=[1.0, 1.0, 3.0])
