@@ -333,6 +333,37 @@ class SpatialModel:
             lambda q: [_dot1(q, fi, hj), _dot1(q, gi, hj), _dot2(q, fi, si, sj), _dot2(q, gi, si, sj),
                        _dot1(q, fi, gj)])
 
+    def add_cylindrical(self, body_i, body_j, point_i=(0, 0, 0), point_j=(0, 0, 0), axis_i=(0, 0, 1),
+                        axis_j=None, name=None):
+        """Cylindrical joint: the prismatic joint without its twist row (4 equations: axes parallel,
+        ``P_j`` on the axis of body i); it slides along and turns about the axis."""
+        ui = _unit3(axis_i, "axis_i")
+        hj = self._carry(body_i, body_j, ui) if axis_j is None else _unit3(axis_j, "axis_j")
+        si, sj = _v3(point_i, "point_i"), _v3(point_j, "point_j")
+        fi, gi = _perpendiculars(ui)
+        return self._add(
+            "cylindrical", name, [body_i, body_j], ["axis f", "axis g", "line f", "line g"],
+            lambda q: [_dot1(q, fi, hj), _dot1(q, gi, hj), _dot2(q, fi, si, sj), _dot2(q, gi, si, sj)])
+
+    def add_distance(self, body_i, body_j, point_i=(0, 0, 0), point_j=(0, 0, 0), length=None, name=None):
+        """Distance ``|P_j − P_i| = length`` written as ``dᵀd − length² = 0`` (1 equation; a massless
+        rod with a ball joint at each end).  ``length`` defaults to the distance at the initial poses."""
+        si, sj = _v3(point_i, "point_i"), _v3(point_j, "point_j")
+        bi, bj = self.body(body_i), self.body(body_j)
+        if length is None:
+            length = float(np.linalg.norm(bj.position + _A(bj.orientation) @ sj
+                                          - bi.position - _A(bi.orientation) @ si))
+        if not (np.isfinite(length) and length > 0):
+            raise ModelError(f"distance: the length must be positive, got {length!r}")
+        L2 = float(length) ** 2
+
+        def build(q):
+            (pi, Ji), (pj, Jj) = _vector(q, 0, si, True), _vector(q, 1, sj, True)
+            d = pj - pi
+            return [(d @ d - L2, 2 * d @ (Jj - Ji))]
+
+        return self._add("distance", name, [bi, bj], [""], build)
+
     def _carry(self, body_i, body_j, v):
         """Body-i vector ``v`` expressed in body j at the initial orientations: ``A_j0ᵀ A_i0 v``."""
         bi, bj = self.body(body_i), self.body(body_j)
