@@ -157,21 +157,23 @@ class SpatialJoint:
         return len(self.labels)
 
     def phi(self, q, t=0.0):
-        """``Φ``, shape ``(n_eq,)``."""
-        return np.array([v for v, _ in self._build(np.asarray(q, dtype=float))], dtype=float)
+        """``Φ``, shape ``(n_eq,)`` (the rows of Φ_q are not formed)."""
+        return np.array([v for v, _ in self._build(np.asarray(q, dtype=float), False)], dtype=float)
 
     def jacobian(self, q, t=0.0):
         """``Φ_q``, shape ``(n_eq, 7 * len(bodies))``."""
-        return np.vstack([row for _, row in self._build(np.asarray(q, dtype=float))])
+        return np.vstack([row for _, row in self._build(np.asarray(q, dtype=float), True)])
 
     def __repr__(self):
         return f"SpatialJoint({self.kind!r}, {self.name!r}, bodies={self.bodies})"
 
 
-def _vector(q, k, a, point):
-    """Value (3,) and Jacobian (3, len(q)) of ``r_k + A_k a'`` (point) or ``A_k a'`` of body ``k``."""
+def _vector(q, k, a, point, jac=True):
+    """Value (3,) and Jacobian (3, len(q); None without ``jac``) of ``r_k + A_k a'`` (point) or ``A_k a'``."""
     r, p = q[7 * k: 7 * k + 3], q[7 * k + 3: 7 * k + 7]
     val = _A(p) @ a
+    if not jac:
+        return (val + r if point else val), None
     jac = np.zeros((3, len(q)))
     jac[:, 7 * k + 3: 7 * k + 7] = point_jacobian(p, a)
     if point:
@@ -180,21 +182,21 @@ def _vector(q, k, a, point):
     return val, jac
 
 
-def _spherical(q, si, sj):
-    (pi, Ji), (pj, Jj) = _vector(q, 0, si, True), _vector(q, 1, sj, True)
-    return [(pi[c] - pj[c], Ji[c] - Jj[c]) for c in range(3)]
+def _spherical(q, si, sj, jac=True):
+    (pi, Ji), (pj, Jj) = _vector(q, 0, si, True, jac), _vector(q, 1, sj, True, jac)
+    return [(pi[c] - pj[c], Ji[c] - Jj[c] if jac else None) for c in range(3)]
 
 
-def _dot1(q, ai, aj):
-    (u, Ju), (v, Jv) = _vector(q, 0, ai, False), _vector(q, 1, aj, False)
-    return u @ v, u @ Jv + v @ Ju
+def _dot1(q, ai, aj, jac=True):
+    (u, Ju), (v, Jv) = _vector(q, 0, ai, False, jac), _vector(q, 1, aj, False, jac)
+    return u @ v, (u @ Jv + v @ Ju) if jac else None
 
 
-def _dot2(q, ai, si, sj):
-    (u, Ju) = _vector(q, 0, ai, False)
-    (pi, Ji), (pj, Jj) = _vector(q, 0, si, True), _vector(q, 1, sj, True)
-    d, Jd = pj - pi, Jj - Ji
-    return u @ d, u @ Jd + d @ Ju
+def _dot2(q, ai, si, sj, jac=True):
+    (u, Ju) = _vector(q, 0, ai, False, jac)
+    (pi, Ji), (pj, Jj) = _vector(q, 0, si, True, jac), _vector(q, 1, sj, True, jac)
+    d = pj - pi
+    return u @ d, (u @ (Jj - Ji) + d @ Ju) if jac else None
 
 
 @dataclass
@@ -277,7 +279,7 @@ class SpatialModel:
         r0, a0, a = b.position.copy(), b.orientation[0], b.orientation[1:]
         L = np.column_stack([-a, a0 * np.eye(3) - _tilde(a)])
 
-        def build(q):
+        def build(q, jac=True):
             rows = []
             for c in range(3):
                 row = np.zeros(7)
@@ -295,7 +297,7 @@ class SpatialModel:
         """Ball joint: ``point_i`` of body i = ``point_j`` of body j (3 equations)."""
         si, sj = _v3(point_i, "point_i"), _v3(point_j, "point_j")
         return self._add("spherical", name, [body_i, body_j], ["x", "y", "z"],
-                         lambda q: _spherical(q, si, sj))
+                         lambda q, jac: _spherical(q, si, sj, jac))
 
     def add_revolute(self, body_i, body_j, point_i=(0, 0, 0), point_j=(0, 0, 0), axis_i=(0, 0, 1),
                      axis_j=None, name=None):
@@ -308,7 +310,8 @@ class SpatialModel:
         si, sj = _v3(point_i, "point_i"), _v3(point_j, "point_j")
         fi, gi = _perpendiculars(ui)
         return self._add("revolute", name, [body_i, body_j], ["x", "y", "z", "axis f", "axis g"],
-                         lambda q: _spherical(q, si, sj) + [_dot1(q, fi, hj), _dot1(q, gi, hj)])
+                         lambda q, jac: _spherical(q, si, sj, jac) + [_dot1(q, fi, hj, jac),
+                                                                     _dot1(q, gi, hj, jac)])
 
     def add_universal(self, body_i, body_j, point_i=(0, 0, 0), point_j=(0, 0, 0), axis_i=(1, 0, 0),
                       axis_j=(0, 1, 0), name=None):
@@ -316,7 +319,7 @@ class SpatialModel:
         hi, hj = _unit3(axis_i, "axis_i"), _unit3(axis_j, "axis_j")
         si, sj = _v3(point_i, "point_i"), _v3(point_j, "point_j")
         return self._add("universal", name, [body_i, body_j], ["x", "y", "z", "cross"],
-                         lambda q: _spherical(q, si, sj) + [_dot1(q, hi, hj)])
+                         lambda q, jac: _spherical(q, si, sj, jac) + [_dot1(q, hi, hj, jac)])
 
     def add_prismatic(self, body_i, body_j, point_i=(0, 0, 0), point_j=(0, 0, 0), axis_i=(0, 0, 1),
                       axis_j=None, name=None):
@@ -330,8 +333,8 @@ class SpatialModel:
         gj = self._carry(body_i, body_j, gi)
         return self._add(
             "prismatic", name, [body_i, body_j], ["axis f", "axis g", "line f", "line g", "twist"],
-            lambda q: [_dot1(q, fi, hj), _dot1(q, gi, hj), _dot2(q, fi, si, sj), _dot2(q, gi, si, sj),
-                       _dot1(q, fi, gj)])
+            lambda q, jac: [_dot1(q, fi, hj, jac), _dot1(q, gi, hj, jac), _dot2(q, fi, si, sj, jac),
+                            _dot2(q, gi, si, sj, jac), _dot1(q, fi, gj, jac)])
 
     def add_cylindrical(self, body_i, body_j, point_i=(0, 0, 0), point_j=(0, 0, 0), axis_i=(0, 0, 1),
                         axis_j=None, name=None):
@@ -343,7 +346,8 @@ class SpatialModel:
         fi, gi = _perpendiculars(ui)
         return self._add(
             "cylindrical", name, [body_i, body_j], ["axis f", "axis g", "line f", "line g"],
-            lambda q: [_dot1(q, fi, hj), _dot1(q, gi, hj), _dot2(q, fi, si, sj), _dot2(q, gi, si, sj)])
+            lambda q, jac: [_dot1(q, fi, hj, jac), _dot1(q, gi, hj, jac), _dot2(q, fi, si, sj, jac),
+                            _dot2(q, gi, si, sj, jac)])
 
     def add_distance(self, body_i, body_j, point_i=(0, 0, 0), point_j=(0, 0, 0), length=None, name=None):
         """Distance ``|P_j − P_i| = length`` written as ``dᵀd − length² = 0`` (1 equation; a massless
@@ -357,10 +361,10 @@ class SpatialModel:
             raise ModelError(f"distance: the length must be positive, got {length!r}")
         L2 = float(length) ** 2
 
-        def build(q):
-            (pi, Ji), (pj, Jj) = _vector(q, 0, si, True), _vector(q, 1, sj, True)
+        def build(q, jac=True):
+            (pi, Ji), (pj, Jj) = _vector(q, 0, si, True, jac), _vector(q, 1, sj, True, jac)
             d = pj - pi
-            return [(d @ d - L2, 2 * d @ (Jj - Ji))]
+            return [(d @ d - L2, 2 * d @ (Jj - Ji) if jac else None)]
 
         return self._add("distance", name, [bi, bj], [""], build)
 
