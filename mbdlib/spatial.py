@@ -125,6 +125,18 @@ def _second_derivative(f, q, v):
     return (-vals[0] + 16 * vals[1] - 30 * vals[2] + 16 * vals[3] - vals[4]) / (12 * h * h)
 
 
+_D1 = np.array([1 / 280, -4 / 105, 1 / 5, -4 / 5, 0.0, 4 / 5, -1 / 5, 4 / 105, -1 / 280])
+
+
+def _first_derivative(f, q, v):
+    """``d/ds f(q + s v)`` at ``s = 0``, exactly for a polynomial ``f`` of degree ≤ 8 in ``q`` (the central
+    nine-point stencil has no truncation error up to degree 8; the rolling rows are of degree 7)."""
+    h = 0.25 / max(float(np.max(np.abs(v))), 1e-300)
+    terms = [c * np.asarray(f(q + k * h * v), dtype=float)
+             for c, k in zip(_D1, range(-4, 5), strict=True) if c]
+    return sum(terms) / h
+
+
 @dataclass(eq=False)  # bodies compare by identity
 class SpatialBody:
     """A body of a :class:`SpatialModel`: initial position (3,), Euler parameters (4,), mass, central
@@ -216,6 +228,7 @@ class SpatialModel:
         self._index: list[np.ndarray] = []
         self.gravity = None if gravity is None else _v3(gravity, "gravity")
         self.forces: list[tuple] = []
+        self.rolling: list[tuple] = []                 # (body, radius, axis′): rows of B q̇ = 0
 
     @property
     def n(self) -> int:
@@ -380,7 +393,9 @@ class SpatialModel:
 
     @property
     def labels(self) -> list[str]:
-        return [lab for j in self.joints for lab in j.labels] + [f"norm {b.name}" for b in self.bodies]
+        """Holonomic rows (joints, then the normalization of each body), then the nonholonomic ones."""
+        return [lab for j in self.joints for lab in j.labels] + [f"norm {b.name}" for b in self.bodies] + \
+               [f"rolling {b.name} {c}" for b, _, _ in self.rolling for c in "xy"]
 
     def phi(self, q, t=0.0) -> np.ndarray:
         """Joint equations, then ``pᵀp - 1`` of each body, shape ``(m,)``."""
@@ -488,7 +503,7 @@ class SpatialModel:
 
     def phi_t(self, q, t=0.0) -> np.ndarray:
         """``Φ_t`` (zero: no drivers yet), shape ``(m,)``."""
-        return np.zeros(len(self.labels))
+        return np.zeros(len(self.labels) - 2 * len(self.rolling))
 
     def gamma(self, q, qd, t=0.0) -> np.ndarray:
         """``γ = −(Φ_q q̇)_q q̇`` of every joint (exact, :func:`_second_derivative`), then ``−2 ṗᵀṗ``."""
@@ -498,11 +513,63 @@ class SpatialModel:
         norms = [-2 * qd[7 * k + 3: 7 * k + 7] @ qd[7 * k + 3: 7 * k + 7] for k in range(len(self.bodies))]
         return np.concatenate(rows + [np.array(norms)])
 
+    def add_rolling_disk(self, body, radius, axis=(0.0, 0.0, 1.0), name=None):
+        """The body rolls without slipping on the ground plane ``z = 0`` on the rim of a disk of ``radius``
+        about its centre of mass, normal to ``axis`` (body frame).
+
+        With the disk's axis ``a = A a′`` and ``w = ẑ − a_z a`` (the up direction in the disk's plane,
+        of length ``s = √(1 − a_z²)``), the contact point is ``c = r − R w / s``.  Rows:
+
+        * holonomic (a joint named ``name``): the centre is ``R s`` high, ``r_z² − R² (1 − a_z²) = 0``;
+        * nonholonomic, x and y of the contact point's velocity times ``s = r_z / R``:
+          ``(r_z / R) ṙ − R ω × w = 0`` with ``ω = 2 A G ṗ`` (the z row follows from the holonomic one).
+
+        Both are polynomials in ``q`` (degree 4 and 7), so γ and ``b_γ`` are computed exactly
+        (:func:`_second_derivative`, :func:`_first_derivative`).  The body must not lie flat (``s > 0``).
+        """
+        b = self.body(body)
+        if not (np.isfinite(radius) and radius > 0):
+            raise ModelError(f"rolling disk on {b.name!r}: the radius must be positive, got {radius!r}")
+        R, ax = float(radius), _unit3(axis, "axis")
+
+        def build(q, jac=True):
+            p = q[3:7]
+            a, z = _A(p) @ ax, q[2]
+            val = z * z - R * R * (1 - a[2] ** 2)
+            if not jac:
+                return [(val, None)]
+            row = np.zeros(7)
+            row[2] = 2 * z
+            row[3:7] = 2 * R * R * a[2] * point_jacobian(p, ax)[2]
+            return [(val, row)]
+
+        joint = self._add("rolling", name if name is not None else f"disk {b.name}", [b], ["height"], build)
+        self.rolling.append((b, R, ax))
+        return joint
+
+    def _rolling_rows(self, q, b, R, ax):
+        """The two rows (2, n) of B for one rolling body."""
+        k = 7 * b.index
+        p, z = q[k + 3: k + 7], q[k + 2]
+        A = _A(p)
+        a = A @ ax
+        w = np.array([0.0, 0.0, 1.0]) - a[2] * a
+        rows = np.zeros((2, self.n))
+        rows[:, k: k + 2] = (z / R) * np.eye(2)
+        rows[:, k + 3: k + 7] = (R * _tilde(w) @ (2 * A @ _G(p)))[:2]
+        return rows
+
     def B(self, q, t=0.0) -> np.ndarray:
-        return np.zeros((0, self.n))
+        """Nonholonomic rows (rolling without slipping), shape ``(2 × rolling bodies, n)``."""
+        q = np.asarray(q, dtype=float)
+        return np.vstack([np.zeros((0, self.n))] + [self._rolling_rows(q, *r) for r in self.rolling])
 
     def b_gamma(self, q, qd, t=0.0) -> np.ndarray:
-        return np.zeros(0)
+        """``b_γ = −(B q̇)_q q̇`` of ``B q̈ = b_γ`` (exact: :func:`_first_derivative`)."""
+        q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+        if not self.rolling or not np.any(qd):
+            return np.zeros(2 * len(self.rolling))
+        return -_first_derivative(lambda x: self.B(x) @ qd, q, qd)
 
     def angular_velocities(self, q, qd) -> np.ndarray:
         """ω of every body in global components, shape ``(n_bodies, 3)`` (``ω = 2 E ṗ``, ``E = A Gᵀ``…

@@ -208,3 +208,102 @@ def test_cylindrical_and_distance_rows(kind):
     np.testing.assert_allclose(m.gamma(q, qd), -fd, atol=1e-6 * (1 + np.abs(fd).max()))
     with pytest.raises(ModelError, match="length must be positive"):
         m.add_distance("a", "b", length=-1.0)
+
+
+# ----------------------------------------------------------------- rolling without slipping
+R_DISK, M_DISK = 0.3, 2.0
+
+
+@pytest.fixture(scope="module")
+def sympy_disk():
+    """The rolling disk by sympy.physics.mechanics' KanesMethod: heading q1, lean q2, spin q3, generalized
+    speeds the angular velocity in the lean frame; rolling by the contact point at rest."""
+    sp = pytest.importorskip("sympy")
+    me = pytest.importorskip("sympy.physics.mechanics")
+    q1, q2, q3 = me.dynamicsymbols("q1:4")
+    u1, u2, u3 = me.dynamicsymbols("u1:4")
+    N = me.ReferenceFrame("N")
+    Y = N.orientnew("Y", "Axis", [q1, N.z])
+    L = Y.orientnew("L", "Axis", [q2, Y.x])
+    D = L.orientnew("D", "Axis", [q3, L.y])                # the disk's axis is L.y
+    w_qd = D.ang_vel_in(N)
+    D.set_ang_vel(N, u1 * L.x + u2 * L.y + u3 * L.z)
+    contact = me.Point("C")
+    contact.set_vel(N, 0)
+    centre = contact.locatenew("O", R_DISK * L.z)
+    centre.v2pt_theory(contact, N, D)
+    inertia = me.inertia(L, M_DISK * R_DISK**2 / 4, M_DISK * R_DISK**2 / 2, M_DISK * R_DISK**2 / 4)
+    body = me.RigidBody("disk", centre, D, M_DISK, (inertia, centre))
+    kd = [me.dot(D.ang_vel_in(N) - w_qd, uv) for uv in L]
+    KM = me.KanesMethod(N, q_ind=[q1, q2, q3], u_ind=[u1, u2, u3], kd_eqs=kd)
+    KM.kanes_equations([body], [(centre, -M_DISK * G0 * N.z)])
+    ud = me.dynamicsymbols("u1:4", 1)
+    args = [q1, q2, q3, u1, u2, u3]
+    kin = KM.kindiffdict()
+    fields = [D.ang_vel_in(N), centre.vel(N), D.ang_acc_in(N), centre.acc(N), centre.pos_from(contact)]
+    exprs = [v.to_matrix(N).subs(kin) for v in fields] + [N.dcm(D)]
+    return dict(MM=sp.lambdify(args, KM.mass_matrix), F=sp.lambdify(args, KM.forcing),
+                fields=sp.lambdify(args + list(ud), exprs))
+
+
+def disk_model(position, p, velocity, omega):
+    model = SpatialModel(gravity=(0.0, 0.0, -G0))
+    model.add_body("disk", position, p, mass=M_DISK, velocity=velocity, angular_velocity=omega,
+                   inertia=[M_DISK * R_DISK**2 / 4, M_DISK * R_DISK**2 / 2, M_DISK * R_DISK**2 / 4])
+    model.add_rolling_disk("disk", R_DISK, axis=(0, 1, 0))
+    return model
+
+
+def test_rolling_disk_accelerations_equal_sympy_kanes_method(sympy_disk):
+    """At random states: Euler-parameter coordinates with a holonomic height row and two nonholonomic
+    rows (multipliers) against Kane's method with independent speeds in Euler angles, to 1e-10."""
+    from mbdlib.rotations import quat_from_dcm
+
+    rng = np.random.default_rng(15)
+    for _ in range(5):
+        q = rng.uniform(-1.2, 1.2, 3)
+        u = rng.normal(0.0, 3.0, 3)
+        ud = np.linalg.solve(np.asarray(sympy_disk["MM"](*q, *u), dtype=float),
+                             np.asarray(sympy_disk["F"](*q, *u), dtype=float).ravel())
+        fields = sympy_disk["fields"](*q, *u, *ud)
+        omega, vel, alpha, acc, pos, dcm = (np.asarray(x, dtype=float) for x in fields)
+        model = disk_model(pos.ravel(), quat_from_dcm(dcm), vel.ravel(), omega.ravel())
+        q0, qd0 = model.q_guess(), model.qd_guess()
+        assert np.abs(model.phi(q0)).max() < 1e-12 and np.abs(model.B(q0) @ qd0).max() < 1e-12
+        qdd, _ = dae.accelerations(model, 0.0, q0, qd0)
+        p = q0[3:7]
+        alpha_euler = _A(p) @ (2 * _G(p) @ qdd[3:7])           # ω = 2 A G ṗ and Ġ ṗ = 0
+        np.testing.assert_allclose(alpha_euler, alpha.ravel(), atol=1e-10 * np.abs(alpha).max())
+        np.testing.assert_allclose(qdd[:3], acc.ravel(), atol=1e-10 * np.abs(acc).max())
+
+
+def test_rolling_disk_circles_steadily_where_kane_says_it_can(sympy_disk):
+    """Lean θ and turning rate Ω fix the spin of steady turning (the forcing of Kane's equations vanishes);
+    started there, the simulated disk keeps its lean, speed and turning rate, and its energy."""
+    from scipy.optimize import brentq
+
+    from mbdlib.rotations import quat_from_dcm
+
+    lean, turn = 0.3, 1.5
+
+    def forcing(spin):           # u = (0, spin + Ω sin θ, Ω cos θ): no lean rate
+        u = (0.0, spin + turn * np.sin(lean), turn * np.cos(lean))
+        return float(np.asarray(sympy_disk["F"](0.0, lean, 0.0, *u), dtype=float).ravel()[0])
+
+    spin = brentq(forcing, -200.0, -1.0)
+    u = (0.0, spin + turn * np.sin(lean), turn * np.cos(lean))
+    ud = np.zeros(3)
+    fields = sympy_disk["fields"](0.0, lean, 0.0, *u, *ud)
+    omega, vel, _, _, pos, dcm = (np.asarray(x, dtype=float) for x in fields)
+    np.testing.assert_allclose(np.asarray(sympy_disk["F"](0.0, lean, 0.0, *u), dtype=float).ravel(), 0.0,
+                               atol=1e-9)
+    model = disk_model(pos.ravel(), quat_from_dcm(dcm), vel.ravel(), omega.ravel())
+    res = model.simulate(3.0, rtol=1e-10, atol=1e-10, t_eval=np.linspace(0.0, 3.0, 61))
+    axis = np.array([_A(q[3:7]) @ [0.0, 1.0, 0.0] for q in res.q])
+    np.testing.assert_allclose(np.arcsin(np.abs(axis[:, 2])), lean, atol=1e-7)      # the lean stays
+    speed = np.linalg.norm(res.qd[:, :2], axis=1)
+    np.testing.assert_allclose(speed, speed[0], rtol=1e-7)
+    heading = np.unwrap(np.arctan2(res.qd[:, 1], res.qd[:, 0]))
+    np.testing.assert_allclose(np.diff(heading) / np.diff(res.t), turn, rtol=1e-6)
+    assert res.energy_error < 1e-8 and res.violation.max() < 1e-10
+    assert np.abs(res.violation_velocity).max() < 1e-9              # rolling held: the contact at rest
