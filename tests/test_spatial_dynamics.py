@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mbdlib import dae
 from mbdlib.coordinates import mechanism
@@ -138,6 +140,29 @@ def test_mass_matrix_rotational_block_is_singular_alone_and_fixed_by_the_normali
     assert np.allclose(M, M.T) and np.linalg.eigvalsh(M).min() > 0
     kkt = dae.kkt_matrix(model, q)
     assert np.linalg.matrix_rank(kkt) == kkt.shape[0]                      # regular with the 2 pᵀ row
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(-1.0, 1.0), min_size=4, max_size=4).filter(lambda v: np.linalg.norm(v) > 0.1),
+       st.lists(st.floats(0.1, 1.0), min_size=3, max_size=3), st.lists(st.floats(-5.0, 5.0), min_size=4,
+                                                                        max_size=4))
+def test_euler_parameter_mass_matrix_for_all_orientations(p, moments, pd):
+    """For every orientation and admissible inertia: G p = 0, G Gᵀ = I, M symmetric positive definite, and
+    ½ ṗᵀ (4 Gᵀ J′ G) ṗ is the rotational kinetic energy ½ ω′ᵀ J′ ω′ (ω′ = 2 G ṗ)."""
+    moments = sorted(moments)
+    moments[2] = min(moments[2], moments[0] + moments[1])   # the triangle inequality
+    p = np.asarray(p) / np.linalg.norm(p)
+    model = SpatialModel(gravity=(0, 0, 0))
+    model.add_body("b", orientation=p, inertia=moments)
+    G = _G(model.bodies[0].orientation)
+    q = model.q_guess()
+    assert np.allclose(G @ q[3:7], 0.0, atol=1e-12) and np.allclose(G @ G.T, np.eye(3), atol=1e-12)
+    M = model.M(q)
+    assert np.allclose(M, M.T, atol=1e-13) and np.linalg.eigvalsh(M).min() > 0
+    pd = np.asarray(pd)
+    w = 2 * G @ pd
+    Mp = 4 * G.T @ np.diag(moments) @ G
+    assert 0.5 * pd @ Mp @ pd == pytest.approx(0.5 * w @ np.diag(moments) @ w, rel=1e-12, abs=1e-12)
 
 
 def test_spatial_dynamics_bad_input():
