@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from mbdlib import dae
 from mbdlib.coordinates import mechanism
-from mbdlib.errors import ModelError
+from mbdlib.errors import ModelError, SingularityError
 from mbdlib.kinematics import forward_kinematics
 from mbdlib.spatial import _A, _G, SpatialModel
 
@@ -332,3 +332,36 @@ def test_rolling_disk_circles_steadily_where_kane_says_it_can(sympy_disk):
     np.testing.assert_allclose(np.diff(heading) / np.diff(res.t), turn, rtol=1e-6)
     assert res.energy_error < 1e-8 and res.violation.max() < 1e-10
     assert np.abs(res.violation_velocity).max() < 1e-9              # rolling held: the contact at rest
+
+
+def bricard():
+    """The orthogonal Bricard linkage (six bars of length 1, consecutive axes at right angles, no offsets),
+    assembled on the skew hexagon of a unit cube's edges; link 0 is fixed."""
+    V = np.array([(1, 1, 0), (0, 1, 0), (0, 1, 1), (0, 0, 1), (1, 0, 1), (1, 0, 0)], dtype=float)
+    axes = [(0, 0, 1), (0, 1, 0), (1, 0, 0), (0, 0, 1), (0, 1, 0), (1, 0, 0)]
+    m = SpatialModel(gravity=(0, 0, -9.81))
+    centres = [(V[k] + V[(k + 1) % 6]) / 2 for k in range(6)]
+    for k in range(6):
+        along = np.abs(V[(k + 1) % 6] - V[k]) > 0.5               # a slender bar along its edge
+        m.add_body(f"link{k}", centres[k], mass=1.0, inertia=np.where(along, 0.001, 1 / 12))
+    m.fix("link0")
+    for k in range(6):
+        i = (k - 1) % 6
+        m.add_revolute(f"link{i}", f"link{k}", V[k] - centres[i], V[k] - centres[k], axis_i=axes[k],
+                       name=f"J{k}")
+    m.bodies[1].angular_velocity = 2.0 * np.array(axes[1], dtype=float)
+    return m
+
+
+def test_bricard_linkage_moves_although_grubler_says_it_cannot():
+    """Grübler: 6·5 − 6·5 = 0 DOF; the rank of Φ_q says 1 (one equation redundant everywhere).
+    Projection refuses (J M⁻¹ Jᵀ is singular at every pose); the augmented Lagrangian moves it, the loop
+    closed and the energy kept."""
+    model = bricard()
+    report = model.dof_report()
+    assert report.grubler == 0 and report.dof == 1 and report.redundant and not report.singular
+    with pytest.raises(SingularityError, match="rank 41"):
+        model.simulate(0.1)
+    res = model.simulate(0.5, method="augmented_lagrangian", dt=2e-3, t_eval=np.linspace(0.0, 0.5, 6))
+    assert np.abs(res.q[-1] - res.q[0]).max() > 0.1               # it moves
+    assert res.violation.max() < 1e-9 and res.energy_error < 1e-4
