@@ -109,6 +109,7 @@ def view_of(model, q=None, gravity=None, name=None, need_gravity=True) -> ModelV
     from .coordinates import RelativeModel
     from .mechanisms import FourBarArm
     from .planar import PlanarModel
+    from .spatial import SpatialModel
 
     if isinstance(model, PlanarModel):
         return _planar_view(model, q, gravity, name)
@@ -116,6 +117,8 @@ def view_of(model, q=None, gravity=None, name=None, need_gravity=True) -> ModelV
         return _chain_view(model, q, gravity, name)
     if isinstance(model, FourBarArm):
         return _fourbar_view(model, q, gravity, name)
+    if isinstance(model, SpatialModel):          # assembled, velocities projected: then the protocol
+        model = model.system()
     if all(
         hasattr(model, a)
         for a in ("n", "M", "Q", "phi", "phi_q", "phi_t", "gamma", "B", "b_gamma", "energy", "q0", "qd0")
@@ -123,7 +126,8 @@ def view_of(model, q=None, gravity=None, name=None, need_gravity=True) -> ModelV
         return _system_view(model, q, gravity, name, isinstance(model, RelativeModel))
     raise ModelError(
         f"check_model: unsupported model type {type(model).__name__}; supported are "
-        "mbdlib.PlanarModel, mbdlib.Chain (with gravity=), mbdlib.mechanisms.FourBarArm and any "
+        "mbdlib.PlanarModel, mbdlib.SpatialModel (with gravity and inertias), mbdlib.Chain (with "
+        "gravity=), mbdlib.mechanisms.FourBarArm and any "
         "object with the SYSTEM PROTOCOL of mbdlib.dae (n, M, Q, phi, phi_q, phi_t, gamma, B, "
         "b_gamma, energy, q0, qd0)"
     )

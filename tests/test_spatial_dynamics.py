@@ -365,3 +365,15 @@ def test_bricard_linkage_moves_although_grubler_says_it_cannot():
     res = model.simulate(0.5, method="augmented_lagrangian", dt=2e-3, t_eval=np.linspace(0.0, 0.5, 6))
     assert np.abs(res.q[-1] - res.q[0]).max() > 0.1               # it moves
     assert res.violation.max() < 1e-9 and res.energy_error < 1e-4
+
+
+def test_check_model_accepts_spatial_models():
+    """The modelling checklist runs on a SpatialModel (through the SYSTEM PROTOCOL): the RSSR passes its
+    DOF and redundancy checks; the Bricard linkage's redundant row is reported."""
+    from mbdlib import check_model
+
+    report = check_model(rssr(), expected_dof=1)
+    assert report["dof"].status == "pass" and report["redundant"].status == "pass"
+    assert report["mass_matrix"].status == "pass"
+    report = check_model(bricard(), expected_dof=1)
+    assert report["redundant"].status == "fail" and "revolute J1 axis f" in report["redundant"].detail
