@@ -32,10 +32,14 @@ CHAPTERS = sorted((ROOT / "book" / "chapters").glob("ch*.ipynb"))
 TARGET_MS = 100.0
 
 SETUP = '''
-import json as _json, time as _time
+import json as _json
+import time as _time
+
 import matplotlib.pyplot as _plt
-import mbdlib.widgets as _widgets
+
 import mbdlib.dae as _dae
+import mbdlib.widgets as _widgets
+
 _BENCH = {"widgets": [], "simulations": []}
 _interactive = _widgets.interactive_figure
 _simulate = _dae.simulate
