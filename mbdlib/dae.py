@@ -238,8 +238,10 @@ def simulate(system, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=No
     ``"none"``, ``"baumgarte"`` and ``"projection"`` integrate the index-1 ODE y = (q, q̇) with an
     adaptive scipy solver stepped by hand; ``"projection"`` replaces the solver's state after each
     accepted step by its projection (:func:`project_positions`, then :func:`project_velocities`), and
-    projects interpolated ``t_eval`` outputs too.  All three solve the KKT system and stop with a
-    :class:`SingularityError` at redundant constraints or singular positions.
+    projects interpolated ``t_eval`` outputs too.  All three solve the KKT system (by the range-space
+    method; with ``J M⁻¹ Jᵀ`` in band storage when the system offers ``banded_schur``) and stop with a
+    :class:`SingularityError` at redundant constraints or singular positions, unless ``singular="damp"``
+    carries them through singular positions.
 
     ``"augmented_lagrangian"`` uses fixed steps ≤ ``dt`` that land on every ``t_eval`` time.  Its
     matrix ``M + α' JᵀJ`` is positive definite whatever the rank of J.  At a singular position the
