@@ -219,7 +219,7 @@ def simulate(system, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=No
     q0, qd0 : array_like, shape (n,), optional
         Default ``system.q0``, ``system.qd0``.
     singular : {"stop", "damp"}
-        The ODE methods at a singular position, where ``S = J M⁻¹ Jᵀ`` loses rank: ``"stop"`` raises a
+        Method "projection" at a singular position, where ``S = J M⁻¹ Jᵀ`` loses rank: ``"stop"`` raises a
         :class:`SingularityError` naming the rows; ``"damp"`` solves ``S + μ I`` there instead, with
         ``μ = 1e-10 · max(diag S)`` (damped least squares: Nakamura & Hanafusa 1986; Wampler 1986), in
         the accelerations and in the projections, so the weak directions are left alone for the few
@@ -267,6 +267,9 @@ def simulate(system, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=No
         raise MbdError(f"simulate: unknown solver {solver!r}; choose one of {tuple(SOLVERS)}")
     if singular not in SINGULAR:
         raise MbdError(f"simulate: unknown singular={singular!r}; choose one of {SINGULAR}")
+    if singular == "damp" and method != "projection":
+        raise MbdError(f"simulate: singular='damp' works with method='projection' only (the check that a "
+                       f"passage stayed on its branch runs after each projection), got method={method!r}")
     t0, t_end = float(t0), float(t_end)
     if not np.isfinite(t_end) or t_end <= t0:
         raise MbdError(f"simulate: t_end must be a finite time after t0 = {t0:g}, got {t_end!r}")

@@ -189,6 +189,8 @@ def test_damping_does_not_hide_redundant_constraints():
         dae.simulate(model, 1.0, singular="damp")
     with pytest.raises(MbdError, match="unknown singular='pass'"):
         dae.simulate(mechanism("fourbar"), 1.0, singular="pass")
+    with pytest.raises(MbdError, match="with method='projection' only"):
+        dae.simulate(mechanism("fourbar"), 1.0, method="baumgarte", singular="damp")
 
 
 def test_singular_pose_is_diagnosed_with_the_rows_that_become_dependent():
