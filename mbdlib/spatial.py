@@ -228,6 +228,7 @@ class SpatialModel:
         self._index: list[np.ndarray] = []
         self.gravity = None if gravity is None else _v3(gravity, "gravity")
         self.forces: list[tuple] = []
+        self.springs: list[dict] = []
         self.rolling: list[tuple] = []                 # (body, radius, axis′): rows of B q̇ = 0
 
     @property
@@ -261,6 +262,37 @@ class SpatialModel:
     def add_torque(self, body, torque, name=None):
         """A torque (global components, constant or ``torque(t, q, qd)``) on the body."""
         self.forces.append(("torque", self.body(body), torque, None, name))
+
+    def add_spring_damper(self, body_i, body_j, point_i=(0.0, 0.0, 0.0), point_j=(0.0, 0.0, 0.0),
+                          stiffness=0.0, damping=0.0, rest_length=None, name=None):
+        """Translational spring-damper between two points (body frames): tension ``k (ℓ − ℓ0) + c ℓ̇`` along
+        the line; ``rest_length`` defaults to the distance at the initial poses.  Its potential
+        ``½ k (ℓ − ℓ0)²`` is part of :meth:`energy`."""
+        bi, bj = self.body(body_i), self.body(body_j)
+        si, sj = _v3(point_i, "point_i"), _v3(point_j, "point_j")
+        for value, what in ((stiffness, "stiffness"), (damping, "damping")):
+            if not (np.isfinite(value) and value >= 0):
+                raise ModelError(f"spring-damper: {what} must be a number ≥ 0, got {value!r}")
+        if rest_length is None:
+            rest_length = float(np.linalg.norm(bj.position + _A(bj.orientation) @ sj
+                                               - bi.position - _A(bi.orientation) @ si))
+        self.springs.append(dict(bodies=(bi, bj), points=(si, sj), k=float(stiffness), c=float(damping),
+                                 l0=float(rest_length), name=name or f"spring{len(self.springs) + 1}"))
+
+    def _spring_state(self, s, q, qd):
+        """Length, rate, unit vector i → j and the point Jacobians (3, 7) of each end."""
+        ends = []
+        for b, pt in zip(s["bodies"], s["points"], strict=True):
+            k = 7 * b.index
+            p = q[k + 3: k + 7]
+            J = np.hstack([np.eye(3), point_jacobian(p, pt)])
+            ends.append((q[k: k + 3] + _A(p) @ pt, J @ qd[k: k + 7], J))
+        d, dv = ends[1][0] - ends[0][0], ends[1][1] - ends[0][1]
+        length = float(np.linalg.norm(d))
+        if length == 0:
+            raise ModelError(f"spring {s['name']!r}: its two points coincide, so its direction is undefined")
+        e = d / length
+        return length, float(e @ dv), e, ends[0][2], ends[1][2]
 
     def body(self, b) -> SpatialBody:
         if isinstance(b, SpatialBody) and b in self.bodies:
@@ -490,6 +522,11 @@ class SpatialModel:
             Gd = _G(pd)
             out[k: k + 3] = b.mass * self.gravity
             out[k + 3: k + 7] = 8 * Gd.T @ b.inertia @ Gd @ p
+        for s in self.springs:
+            length, rate, e, Ji, Jj = self._spring_state(s, q, qd)
+            f = s["k"] * (length - s["l0"]) + s["c"] * rate        # tension pulls the ends together
+            for b, J, sign in ((s["bodies"][0], Ji, 1.0), (s["bodies"][1], Jj, -1.0)):
+                out[7 * b.index: 7 * b.index + 7] += J.T @ (sign * f * e)
         for kind, b, value, point, _ in self.forces:
             k = 7 * b.index
             v = _v3(value(t, q, qd) if callable(value) else value, f"{kind} on {b.name!r}")
@@ -582,7 +619,8 @@ class SpatialModel:
         return np.array(out).reshape(-1, 3)
 
     def energy(self, q, qd) -> float:
-        """Kinetic energy ``½ m ṙᵀṙ + ½ ω′ᵀ J′ ω′`` plus the potential of gravity ``−m gᵀ r``."""
+        """Kinetic energy ``½ m ṙᵀṙ + ½ ω′ᵀ J′ ω′`` plus the potentials of gravity ``−m gᵀ r`` and of the
+        springs."""
         self._need_dynamics()
         q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
         E = 0.0
@@ -591,6 +629,8 @@ class SpatialModel:
             w = 2 * _G(q[k + 3: k + 7]) @ qd[k + 3: k + 7]
             v = qd[k: k + 3]
             E += 0.5 * b.mass * v @ v + 0.5 * w @ b.inertia @ w - b.mass * self.gravity @ q[k: k + 3]
+        for s in self.springs:
+            E += 0.5 * s["k"] * (self._spring_state(s, q, qd)[0] - s["l0"]) ** 2
         return float(E)
 
     def qd_guess(self, q=None) -> np.ndarray:
