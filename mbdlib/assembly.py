@@ -129,7 +129,9 @@ def nonzero_pattern(A) -> np.ndarray:
 def _state(model, q, qd):
     if not hasattr(model, "M"):
         raise ModelError(f"{type(model).__name__} has no mass matrix M(q): it does not follow the SYSTEM "
-                         "PROTOCOL of mbdlib.dae (a SpatialModel only counts coordinates; use model_report)")
+                         "PROTOCOL of mbdlib.dae")
+    if not hasattr(model, "q0") and hasattr(model, "system"):
+        model.system()               # a SpatialModel: assembled, its velocities projected (or a clear error)
     q = np.asarray(model.q0 if q is None else q, dtype=float)
     qd = np.asarray(model.qd0 if qd is None else qd, dtype=float)
     if q.shape != (model.n,) or qd.shape != (model.n,):
@@ -253,8 +255,8 @@ def model_report(model, name: str | None = None, q=None, qd=None, t: float = 0.0
     Parameters
     ----------
     model : object with the SYSTEM PROTOCOL, or a :class:`mbdlib.SpatialModel`
-        (positions only: no ``M``, no timing; its counts without Euler parameters go to
-        ``coordinates_6`` and ``constraints_6``).
+        (counted at its assembled positions: no ``M``, no timing; its counts without Euler parameters
+        go to ``coordinates_6`` and ``constraints_6``).
     name : str, optional
         Row label (default: the class name).
     q, qd : array_like, shape (n,), optional

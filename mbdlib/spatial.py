@@ -1,4 +1,4 @@
-"""Spatial bodies in Cartesian coordinates with Euler parameters: counting DOF by rank.
+"""Spatial bodies in Cartesian coordinates with Euler parameters: DOF by rank, and their dynamics.
 
 Each body has seven coordinates ``q_k = (x, y, z, e0, e1, e2, e3)``: the position of its
 reference point and its Euler parameters ``p`` (scalar first), with ``A(p)`` from
@@ -14,9 +14,11 @@ are built from three basic constraints (Nikravesh 1988, §7.2):
 The point Jacobian uses ``∂(A s')/∂e0 = 2 (2 e0 s' + ẽ s')`` and
 ``∂(A s')/∂e = 2 ((eᵀs') I + e s'ᵀ - e0 s̃')`` for ``A = (2e0² - 1) I + 2 (e eᵀ + e0 ẽ)``.
 
-Only ``Φ`` and ``Φ_q`` are provided: enough to count coordinates, constraints and
-degrees of freedom of spatial mechanisms (dynamics in space is done in joint
-coordinates in this course).
+``Φ`` and ``Φ_q`` count coordinates, constraints and degrees of freedom.  With gravity stated and an
+inertia per body, the model also follows the SYSTEM PROTOCOL of :mod:`mbdlib.dae` (``M``, ``Q``, ``γ``,
+the nonholonomic rows of rolling bodies, ``energy``) and simulates (``system()``, ``simulate()``):
+``M`` per body is ``diag(m I₃, 4 Gᵀ J′ G)`` made definite along ``p`` (see :meth:`SpatialModel.M`), and
+``γ`` is computed exactly from the polynomial joint equations (:func:`_second_derivative`).
 
 >>> m = SpatialModel()
 >>> base = m.add_body("base")

@@ -90,7 +90,9 @@ def test_tables_text_and_html():
 def test_errors():
     from mbdlib.spatial import SpatialModel
 
-    with pytest.raises(ModelError, match="SYSTEM PROTOCOL"):
+    with pytest.raises(ModelError, match="gravity is not set"):     # dynamics needs gravity stated
         assemble_system(SpatialModel())
+    with pytest.raises(ModelError, match="SYSTEM PROTOCOL"):
+        assemble_system(object())
     with pytest.raises(ShapeError, match=r"shape \(2,\)"):
         assemble_system(CartesianPendulum(), q=[0.0, 1.0, 2.0])
