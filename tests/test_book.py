@@ -196,6 +196,10 @@ KEY_TERMS = {
         "implicit method", "step size", "tolerance", "stiffness", "energy drift", "DAE index",
         "solver effort",
     ],
+    "chapters/ch07_spatial": [
+        "normalization row", "overconstrained mechanism", "Bricard linkage", "rolling without slipping",
+        "heavy symmetric top", "precession", "nutation",
+    ],
 }
 # How a page names a term when not by the term itself (or its plural).
 ALIASES = {
@@ -212,6 +216,8 @@ ALIASES = {
     "velocity constraint": ["velocity and acceleration equations"],
     "acceleration constraint": ["velocity and acceleration equations"],
     "Grübler count": ["grübler's count"],
+    "overconstrained mechanism": ["overconstrained loop"],
+    "rolling without slipping": ["rolls without slipping"],
 }
 # Terms with an entry that their page does not name in its text (with the reason).
 NOT_NAMED: dict[str, str] = {}
