@@ -152,8 +152,7 @@ def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, t
         raise MbdError(f"simulate: the penalty must be positive, got {penalty!r}")
     qdd, lam = _al_accelerations(system, t0, q0, qd0, alpha)
     m = len(system.phi(q0, t0))
-    state = _ALState(q0.copy(), qd0.copy(), qdd, lam[:m].copy(), lam[m:].copy(), M, _jacobian(system, q0, t0),
-                     alpha)
+    state = _ALState(q0.copy(), qd0.copy(), qdd, lam[:m].copy(), lam[m:].copy(), M, _jacobian(system, q0, t0))
     stepper = _ALStepper(system, alpha, m, tol, max_newton, dt)
     h_grid, is_out = _time_grid(t0, t_end, t_eval, dt)
     ts, qs, qds, lams = [], [], [], []
@@ -177,7 +176,6 @@ class _ALState:
     sigma: np.ndarray
     M: np.ndarray
     J: np.ndarray
-    alpha: float
 
 
 class _ALStepper:
@@ -188,7 +186,7 @@ class _ALStepper:
         self.max_newton, self.dt = max_newton, dt
         self.constant_M = hasattr(system, "M_diagonal")  # Cartesian coordinates: M does not depend on q
         self.nfev = self.total_it = self.max_it = self.deferred = 0
-        self._P, self._P_key = None, None
+        self._P, self._P_h = None, None
 
     def stats(self, n_steps):
         return dict(nfev=self.nfev, newton_iterations=self.total_it, max_newton_iterations=self.max_it,
@@ -199,10 +197,8 @@ class _ALStepper:
         system, alpha, m, tol = self.system, self.alpha, self.m, self.tol
         t1 = t + h
         a_pen, a_v = alpha * h * h / 4.0, alpha * h / 2.0
-        if self._P_key != (id(s), h):                  # tangent at the last converged state (modified Newton)
-            P = _cho(s.M + a_pen * s.J.T @ s.J)
-        else:
-            P = self._P
+        # tangent at the last converged state (modified Newton): the last step's, if h is the same
+        P = self._P if self._P_h == h else _cho(s.M + a_pen * s.J.T @ s.J)
         lam_star, sigma = s.lam_star.copy(), s.sigma.copy()
         qd_hat = (2.0 / h) * s.q + s.qd
         qdd_hat = (4.0 / h**2) * s.q + (4.0 / h) * s.qd + s.qdd
@@ -247,14 +243,13 @@ class _ALStepper:
         qd = _al_project(P, M, J, qd_star, -phi_t, a_pen)
         g = np.concatenate([system.gamma(q, qd, t1), system.b_gamma(q, qd, t1)])
         qdd = _al_project(P, M, J, qdd_star, g, a_pen)
-        new = _ALState(q, qd, qdd, lam_star, sigma, M, J, alpha)
-        self._P, self._P_key = P, (id(new), h)          # the next step of the same size reuses it
-        return new
+        self._P, self._P_h = P, h                       # the next step of the same size reuses it
+        return _ALState(q, qd, qdd, lam_star, sigma, M, J)
 
 
 def _record(stepper, s: _ALState, t, ts, qs, qds, lams, h, lam=None):
     """Append one output point; the multipliers are λ* + α Φ and σ + α_v B q̇ (or ``lam`` at the start)."""
-    system, alpha = stepper.system, s.alpha
+    system, alpha = stepper.system, stepper.alpha
     ts.append(t)
     qs.append(s.q.copy())
     qds.append(s.qd.copy())

@@ -591,10 +591,17 @@ def euler_rates_from_omega(seq: str, angles, omega, frame: str = "global", tol: 
 
 
 def _G(e, frame: str):
-    """Nikravesh's 3x4 matrices: ``G = [-e, ẽ + e0 I]`` (global), ``L = [-e, -ẽ + e0 I]`` (body)."""
+    """Nikravesh's 3x4 matrices: ``G = [-e, ẽ + e0 I]`` (global), ``L = [-e, -ẽ + e0 I]`` (body).
+
+    A float array takes a plain numpy path (no checks): :mod:`mbdlib.spatial` calls it in its inner loops.
+    """
+    sign = 1 if frame == "global" else -1
+    if isinstance(e, np.ndarray) and e.dtype == float:
+        e0, (x, y, z) = e[0], e[1:]
+        return np.array([[-x, e0, -sign * z, sign * y], [-y, sign * z, e0, -sign * x],
+                         [-z, -sign * y, sign * x, e0]])
     symbolic = is_symbolic(e)
     e0, ev = e[0], vector([e[1], e[2], e[3]])
-    sign = 1 if frame == "global" else -1
     eye = sp.eye(3) if symbolic else np.eye(3)
     right = sign * skew(ev) + e0 * eye
     if symbolic:

@@ -17,7 +17,7 @@ The point Jacobian uses ``∂(A s')/∂e0 = 2 (2 e0 s' + ẽ s')`` and
 ``Φ`` and ``Φ_q`` count coordinates, constraints and degrees of freedom.  With gravity stated and an
 inertia per body, the model also follows the SYSTEM PROTOCOL of :mod:`mbdlib.dae` (``M``, ``Q``, ``γ``,
 the nonholonomic rows of rolling bodies, ``energy``) and simulates (``system()``, ``simulate()``):
-``M`` per body is ``diag(m I₃, 4 Gᵀ J′ G)`` made definite along ``p`` (see :meth:`SpatialModel.M`), and
+``M`` per body is ``diag(m I₃, 4 Lᵀ J′ L)`` made definite along ``p`` (see :meth:`SpatialModel.M`), and
 ``γ`` is computed exactly from the polynomial joint equations (:func:`_second_derivative`).
 
 >>> m = SpatialModel()
@@ -38,6 +38,7 @@ import numpy as np
 from .bodies import RigidBody
 from .constraints import DofReport, nearby_rank, newton_solve, rank_analysis
 from .errors import ModelError, ShapeError
+from .rotations import _G as _euler_matrix
 from .rotations import dcm_from_quat, normalize_quat  # noqa: F401 (dcm_from_quat: doctest)
 
 __all__ = ["SpatialModel", "SpatialBody", "SpatialJoint", "SpatialDofReport", "point_jacobian"]
@@ -102,16 +103,15 @@ def point_jacobian(p, s):
     return np.column_stack([d0, de])
 
 
-def _G(p):
-    """``G(p) = [−e, −ẽ + e0 I]`` (3, 4): ``ω' = 2 G ṗ`` is the angular velocity in body components
-    (Nikravesh 1988, §6.3); ``G p = 0`` and ``G Gᵀ = I`` for a unit ``p``.
+def _L(p):
+    """``L(p) = [−e, −ẽ + e0 I]`` (3, 4), Nikravesh's body-frame matrix (:func:`mbdlib.rotations._G`):
+    ``ω' = 2 L ṗ``; ``L p = 0`` and ``L Lᵀ = I`` for a unit ``p``.
 
     >>> p = np.array([0.8, 0.2, -0.4, 0.4]) / np.linalg.norm([0.8, 0.2, -0.4, 0.4])
-    >>> bool(np.allclose(_G(p) @ p, 0.0) and np.allclose(_G(p) @ _G(p).T, np.eye(3)))
+    >>> bool(np.allclose(_L(p) @ p, 0.0) and np.allclose(_L(p) @ _L(p).T, np.eye(3)))
     True
     """
-    e0, e = p[0], p[1:]
-    return np.column_stack([-e, -_tilde(e) + e0 * np.eye(3)])
+    return _euler_matrix(np.asarray(p, dtype=float), "body")
 
 
 def _second_derivative(f, q, v):
@@ -491,9 +491,9 @@ class SpatialModel:
                                  "body components) to simulate")
 
     def M(self, q) -> np.ndarray:
-        """Mass matrix, block-diagonal per body: ``m I₃`` for r and ``4 Gᵀ J′ G + k p pᵀ`` for p.
+        """Mass matrix, block-diagonal per body: ``m I₃`` for r and ``4 Lᵀ J′ L + k p pᵀ`` for p.
 
-        ``4 Gᵀ J′ G`` alone is singular: ``G p = 0``, because changing p along itself changes no
+        ``4 Lᵀ J′ L`` alone is singular: ``L p = 0``, because changing p along itself changes no
         orientation (only its length).  The normalization row ``2 pᵀ`` of Φ_q constrains exactly that
         direction, so the KKT matrix is regular; and ``k p pᵀ`` (``k = 4 tr J′ / 3``) may be added to M
         without changing the motion, because ``k p (pᵀ p̈)`` is a force along the normalization row that
@@ -505,15 +505,15 @@ class SpatialModel:
         for b in self.bodies:
             k = 7 * b.index
             p = q[k + 3: k + 7]
-            G = _G(p)
+            L = _L(p)
             M[k: k + 3, k: k + 3] = b.mass * np.eye(3)
-            M[k + 3: k + 7, k + 3: k + 7] = (4 * G.T @ b.inertia @ G
+            M[k + 3: k + 7, k + 3: k + 7] = (4 * L.T @ b.inertia @ L
                                              + (4 * np.trace(b.inertia) / 3) * np.outer(p, p))
         return M
 
     def Q(self, t, q, qd) -> np.ndarray:
         """Generalized forces: gravity on r, applied forces and torques, and the velocity term
-        ``8 Ġᵀ J′ Ġ p`` on p (``Ġ = G(ṗ)``): the gyroscopic moment ``−ω′ × J′ ω′`` of Euler's equations
+        ``8 L̇ᵀ J′ L̇ p`` on p (``L̇ = L(ṗ)``): the gyroscopic moment ``−ω′ × J′ ω′`` of Euler's equations
         written for Euler parameters (Nikravesh 1988, §11.4)."""
         self._need_dynamics()
         q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
@@ -521,9 +521,9 @@ class SpatialModel:
         for b in self.bodies:
             k = 7 * b.index
             p, pd = q[k + 3: k + 7], qd[k + 3: k + 7]
-            Gd = _G(pd)
+            Ld = _L(pd)
             out[k: k + 3] = b.mass * self.gravity
-            out[k + 3: k + 7] = 8 * Gd.T @ b.inertia @ Gd @ p
+            out[k + 3: k + 7] = 8 * Ld.T @ b.inertia @ Ld @ p
         for s in self.springs:
             length, rate, e, Ji, Jj = self._spring_state(s, q, qd)
             f = s["k"] * (length - s["l0"]) + s["c"] * rate        # tension pulls the ends together
@@ -536,8 +536,8 @@ class SpatialModel:
             if kind == "force":
                 out[k: k + 3] += v
                 out[k + 3: k + 7] += point_jacobian(p, point).T @ v
-            else:                                      # n′ = Aᵀ n in body components, Q_p = 2 Gᵀ n′
-                out[k + 3: k + 7] += 2 * _G(p).T @ (_A(p).T @ v)
+            else:                                      # n′ = Aᵀ n in body components, Q_p = 2 Lᵀ n′
+                out[k + 3: k + 7] += 2 * _L(p).T @ (_A(p).T @ v)
         return out
 
     def phi_t(self, q, t=0.0) -> np.ndarray:
@@ -561,7 +561,7 @@ class SpatialModel:
 
         * holonomic (a joint named ``name``): the centre is ``R s`` high, ``r_z² − R² (1 − a_z²) = 0``;
         * nonholonomic, x and y of the contact point's velocity times ``s = r_z / R``:
-          ``(r_z / R) ṙ − R ω × w = 0`` with ``ω = 2 A G ṗ`` (the z row follows from the holonomic one).
+          ``(r_z / R) ṙ − R ω × w = 0`` with ``ω = 2 A L ṗ`` (the z row follows from the holonomic one).
 
         Both are polynomials in ``q`` (degree 4 and 7), so γ and ``b_γ`` are computed exactly
         (:func:`_second_derivative`, :func:`_first_derivative`).  The body must not lie flat (``s > 0``).
@@ -595,7 +595,7 @@ class SpatialModel:
         w = np.array([0.0, 0.0, 1.0]) - a[2] * a
         rows = np.zeros((2, self.n))
         rows[:, k: k + 2] = (z / R) * np.eye(2)
-        rows[:, k + 3: k + 7] = (R * _tilde(w) @ (2 * A @ _G(p)))[:2]
+        rows[:, k + 3: k + 7] = (R * _tilde(w) @ (2 * A @ _L(p)))[:2]
         return rows
 
     def B(self, q, t=0.0) -> np.ndarray:
@@ -611,13 +611,13 @@ class SpatialModel:
         return -_first_derivative(lambda x: self.B(x) @ qd, q, qd)
 
     def angular_velocities(self, q, qd) -> np.ndarray:
-        """ω of every body in global components, shape ``(n_bodies, 3)`` (``ω = 2 E ṗ``, ``E = A Gᵀ``…
-        computed as ``A ω′`` with ``ω′ = 2 G ṗ``)."""
+        """ω of every body in global components, shape ``(n_bodies, 3)`` (``ω = A ω′``,
+        ``ω′ = 2 L ṗ``)."""
         q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
         out = []
         for k in range(len(self.bodies)):
             p, pd = q[7 * k + 3: 7 * k + 7], qd[7 * k + 3: 7 * k + 7]
-            out.append(_A(p) @ (2 * _G(p) @ pd))
+            out.append(_A(p) @ (2 * _L(p) @ pd))
         return np.array(out).reshape(-1, 3)
 
     def energy(self, q, qd) -> float:
@@ -628,7 +628,7 @@ class SpatialModel:
         E = 0.0
         for b in self.bodies:
             k = 7 * b.index
-            w = 2 * _G(q[k + 3: k + 7]) @ qd[k + 3: k + 7]
+            w = 2 * _L(q[k + 3: k + 7]) @ qd[k + 3: k + 7]
             v = qd[k: k + 3]
             E += 0.5 * b.mass * v @ v + 0.5 * w @ b.inertia @ w - b.mass * self.gravity @ q[k: k + 3]
         for s in self.springs:
@@ -636,12 +636,12 @@ class SpatialModel:
         return float(E)
 
     def qd_guess(self, q=None) -> np.ndarray:
-        """Initial velocities from the bodies' ``velocity`` and ``angular_velocity``: ``ṗ = ½ Gᵀ Aᵀ ω``."""
+        """Initial velocities from the bodies' ``velocity`` and ``angular_velocity``: ``ṗ = ½ Lᵀ Aᵀ ω``."""
         q = self.q_guess() if q is None else np.asarray(q, dtype=float)
         out = []
         for b in self.bodies:
             p = q[7 * b.index + 3: 7 * b.index + 7]
-            out.append(np.r_[b.velocity, 0.5 * _G(p).T @ (_A(p).T @ b.angular_velocity)])
+            out.append(np.r_[b.velocity, 0.5 * _L(p).T @ (_A(p).T @ b.angular_velocity)])
         return np.concatenate(out or [np.zeros(0)])
 
     def system(self, t0: float = 0.0):

@@ -18,7 +18,7 @@ from mbdlib import dae
 from mbdlib.coordinates import mechanism
 from mbdlib.errors import ModelError, SingularityError
 from mbdlib.kinematics import forward_kinematics
-from mbdlib.spatial import _A, _G, SpatialModel
+from mbdlib.spatial import _A, _L, SpatialModel
 
 M_TOP, L_TOP, G0 = 1.0, 0.1, 9.81
 A_CM, C_TOP = 0.004, 0.006
@@ -54,7 +54,7 @@ def test_heavy_top_precesses_steadily_at_the_analytic_rate():
     Lz, spin, tilt, azimuth = [], [], [], []
     for q, qd in zip(res.q, res.qd, strict=True):
         p, pd = q[10:14], qd[10:14]
-        w_body = 2 * _G(p) @ pd
+        w_body = 2 * _L(p) @ pd
         axis = _A(p) @ [0.0, 0.0, 1.0]
         Lz.append((_A(p) @ (J @ w_body) + M_TOP * np.cross(q[7:10], qd[7:10]))[2])
         spin.append(w_body[2])
@@ -74,7 +74,7 @@ def test_top_off_steady_nutates_and_keeps_its_invariants():
     tilt = [np.arccos((_A(q[10:14]) @ [0, 0, 1.0])[2]) for q in res.q]
     assert np.ptp(tilt) > 1e-3                          # it nutates
     assert res.energy_error < 1e-8
-    spin = [(2 * _G(q[10:14]) @ qd[10:14])[2] for q, qd in zip(res.q, res.qd, strict=True)]
+    spin = [(2 * _L(q[10:14]) @ qd[10:14])[2] for q, qd in zip(res.q, res.qd, strict=True)]
     np.testing.assert_allclose(spin, 40.0, rtol=1e-8)
 
 
@@ -134,7 +134,7 @@ def test_mass_matrix_rotational_block_is_singular_alone_and_fixed_by_the_normali
                                                                              [0, 0, 2.5]])
     q = model.q_guess()
     p = q[3:7]
-    Mp = 4 * _G(p).T @ model.bodies[0].inertia @ _G(p)
+    Mp = 4 * _L(p).T @ model.bodies[0].inertia @ _L(p)
     assert np.allclose(Mp @ p, 0.0) and np.linalg.matrix_rank(Mp) == 3     # p is no rotation
     M = model.M(q)
     assert np.allclose(M, M.T) and np.linalg.eigvalsh(M).min() > 0
@@ -147,14 +147,14 @@ def test_mass_matrix_rotational_block_is_singular_alone_and_fixed_by_the_normali
        st.lists(st.floats(0.1, 1.0), min_size=3, max_size=3), st.lists(st.floats(-5.0, 5.0), min_size=4,
                                                                         max_size=4))
 def test_euler_parameter_mass_matrix_for_all_orientations(p, moments, pd):
-    """For every orientation and admissible inertia: G p = 0, G Gᵀ = I, M symmetric positive definite, and
+    """For every orientation and admissible inertia: L p = 0, L Lᵀ = I, M symmetric positive definite, and
     ½ ṗᵀ (4 Gᵀ J′ G) ṗ is the rotational kinetic energy ½ ω′ᵀ J′ ω′ (ω′ = 2 G ṗ)."""
     moments = sorted(moments)
     moments[2] = min(moments[2], moments[0] + moments[1])   # the triangle inequality
     p = np.asarray(p) / np.linalg.norm(p)
     model = SpatialModel(gravity=(0, 0, 0))
     model.add_body("b", orientation=p, inertia=moments)
-    G = _G(model.bodies[0].orientation)
+    G = _L(model.bodies[0].orientation)
     q = model.q_guess()
     assert np.allclose(G @ q[3:7], 0.0, atol=1e-12) and np.allclose(G @ G.T, np.eye(3), atol=1e-12)
     M = model.M(q)
@@ -297,7 +297,7 @@ def test_rolling_disk_accelerations_equal_sympy_kanes_method(sympy_disk):
         assert np.abs(model.phi(q0)).max() < 1e-12 and np.abs(model.B(q0) @ qd0).max() < 1e-12
         qdd, _ = dae.accelerations(model, 0.0, q0, qd0)
         p = q0[3:7]
-        alpha_euler = _A(p) @ (2 * _G(p) @ qdd[3:7])           # ω = 2 A G ṗ and Ġ ṗ = 0
+        alpha_euler = _A(p) @ (2 * _L(p) @ qdd[3:7])           # ω = 2 A G ṗ and Ġ ṗ = 0
         np.testing.assert_allclose(alpha_euler, alpha.ravel(), atol=1e-10 * np.abs(alpha).max())
         np.testing.assert_allclose(qdd[:3], acc.ravel(), atol=1e-10 * np.abs(acc).max())
 
@@ -402,3 +402,16 @@ def test_spring_damper_in_space():
     assert np.all(np.diff(damped.energy) <= 1e-12) and damped.energy[-1] < 0.5 * damped.energy[0]
     with pytest.raises(ModelError, match="stiffness must be a number"):
         model((0, 0, 0)).add_spring_damper("base", "b", stiffness=-1.0)
+
+
+def test_rolling_disk_and_tip_bad_input():
+    from mbdlib.coordinates import n_fourbar_tip
+
+    m = SpatialModel(gravity=(0, 0, -9.81))
+    m.add_body("disk", (0, 0, 0.3), inertia=[1.0, 2.0, 1.0])
+    with pytest.raises(ModelError, match="radius must be positive"):
+        m.add_rolling_disk("disk", -0.3)
+    with pytest.raises(ModelError, match="unknown body 'wheel'"):
+        m.add_rolling_disk("wheel", 0.3)
+    with pytest.raises(ModelError, match="coordinates must be one of"):
+        n_fourbar_tip(np.zeros(9), "polar")
