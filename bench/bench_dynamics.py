@@ -10,11 +10,10 @@ the 7-joint arm with its hand is a serial chain that modern-robotics can take to
   :func:`mbdlib.urdf.load_urdf`;
 * **mbdlib generated**: the robot's symbolic equations ``τ = M q̈ + h + G`` from
   :func:`mbdlib.kane_equations` (``expand=False``), M(q) and (h + G)(q, q̇) made numeric with
-  :func:`mbdlib.lambdify_matrix` after ``sympy.cse``; inverse dynamics = M q̈ + h + G,
-  forward dynamics = Cholesky solve of the generated M and h + G;
-* **generated, math**: the same formulas through ``sympy.lambdify(modules="math")`` called
-  on Python floats (``q.tolist()``): what the generated path costs without numpy's
-  per-scalar overhead (a bench-only variant, not an mbdlib API);
+  :func:`mbdlib.lambdify_matrix` (``backend="llvm"``: symengine compiles them to machine code) as
+  τ(q, q̇, q̈) = M q̈ + h + G, M(q) and [M | h + G](q, q̇) (forward dynamics: its Cholesky solve);
+* **generated, numpy**: the same formulas through ``lambdify_matrix(backend="sympy")`` (NumPy code
+  from ``sympy.lambdify``, what mbdlib falls back to without symengine);
 * **modern-robotics** (``pip install modern-robotics``): ``InverseDynamics``, ``MassMatrix``,
   ``ForwardDynamics`` with ``Mlist, Glist, Slist`` built from the mbdlib Chain at q = 0
   (:func:`modern_robotics_model`);
@@ -36,8 +35,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-import scipy.linalg
 import sympy as sp
+from scipy.linalg.lapack import dposv
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -91,52 +90,50 @@ def readable(chain: mbdlib.Chain) -> dict:
 
 
 def _cholesky_solve(M, b):
-    return scipy.linalg.cho_solve(scipy.linalg.cho_factor(M), b)
+    """x of M x = b for a symmetric positive definite M: LAPACK's dposv (Cholesky and solve) called
+    directly, which skips the ~20 µs of checks that ``scipy.linalg.cho_factor``/``cho_solve`` add."""
+    _, x, info = dposv(M, b)
+    if info:
+        raise np.linalg.LinAlgError(f"the generated mass matrix is not positive definite (dposv info {info})")
+    return x
 
 
 def derive(chain: mbdlib.Chain, seconds: float = DERIVE_BUDGET):
     """Symbolic equations and the two generated variants, or None past the budget.
 
-    ``sympy.cse`` of M and of h + G is computed once and handed to both variants
-    (:func:`mbdlib.lambdify_matrix` passes ``cse`` on to ``sympy.lambdify``, which also takes
-    a function returning the cse result).  Inverse dynamics is ``M(q) q̈ + (h + G)(q, q̇)``
-    with the generated M and h + G (a third formula for τ would double the cse time).
+    One derivation (``kane_equations(..., expand=False)``: ``τ = M q̈ + h + G``), made numeric twice by
+    :func:`mbdlib.lambdify_matrix`, with ``backend="llvm"`` (symengine compiles to machine code) and
+    ``backend="sympy"`` (NumPy code), as three functions: τ(q, q̇, q̈) = M q̈ + h + G (inverse
+    dynamics), M(q), and [M | h + G](q, q̇), whose Cholesky solve (LAPACK ``dposv``) is forward dynamics.
 
-    Returns ``(generated, generated_math, times)``: two ``{operation: f}`` dicts and
-    ``{"derive": s, "cse": s, "lambdify": s, "lambdify math": s}``.
+    Returns ``(generated, generated_numpy, times)``: two ``{operation: f}`` dicts and
+    ``{"derive": s, "llvm": s, "numpy": s}`` (seconds to derive and to build each variant).
     """
     n = chain.n
     try:
         with budget(seconds):
             t0 = time.perf_counter()
             eq = mbdlib.kane_equations(chain, gravity=GRAVITY, expand=False)   # τ = M q̈ + h + G
-            t1 = time.perf_counter()
             h = eq.h + eq.G
-            cse_M, cse_h = sp.cse(eq.M, list=False), sp.cse(h, list=False)  # (replacements, reduced)
+            formulas = ((eq.M * sp.Matrix(eq.qdd) + h, [eq.q, eq.qd, eq.qdd], False),
+                        (eq.M, [eq.q], True), (eq.M.row_join(h), [eq.q, eq.qd], True))
+            t1 = time.perf_counter()
+            fast = [mbdlib.lambdify_matrix(e, a, matrix=m, backend="llvm") for e, a, m in formulas]
             t2 = time.perf_counter()
-            M_f = mbdlib.lambdify_matrix(eq.M, [eq.q], cse=lambda e: cse_M, matrix=True)
-            h_f = mbdlib.lambdify_matrix(h, [eq.q, eq.qd], cse=lambda e: cse_h)
+            slow = [mbdlib.lambdify_matrix(e, a, matrix=m, backend="sympy") for e, a, m in formulas]
             t3 = time.perf_counter()
-            raw_M = sp.lambdify([eq.q], list(cse_M[1]), modules="math", cse=lambda e: (cse_M[0], e))
-            raw_h = sp.lambdify([eq.q, eq.qd], list(cse_h[1]), modules="math", cse=lambda e: (cse_h[0], e))
-            t4 = time.perf_counter()
     except OverBudget:
         return None
-    times = {"derive": t1 - t0, "cse": t2 - t1, "lambdify": t3 - t2, "lambdify math": t4 - t3}
-    generated = {"inverse dynamics": lambda q, qd, qdd: M_f(q) @ qdd + h_f(q, qd),
-                 "mass matrix": lambda q, qd, x: M_f(q),
-                 "forward dynamics": lambda q, qd, tau: _cholesky_solve(M_f(q), tau - h_f(q, qd))}
 
-    def M_math(q):
-        return np.array(raw_M(q.tolist())).reshape(n, n)
+    def operations(tau_f, M_f, Mh_f):
+        def forward(q, qd, tau):
+            Mh = Mh_f(q, qd)
+            return _cholesky_solve(Mh[:, :n], tau - Mh[:, n])
 
-    def h_math(q, qd):
-        return np.array(raw_h(q.tolist(), qd.tolist()))
+        return {"inverse dynamics": tau_f, "mass matrix": lambda q, qd, x: M_f(q),
+                "forward dynamics": forward}
 
-    math = {"inverse dynamics": lambda q, qd, qdd: M_math(q) @ qdd + h_math(q, qd),
-            "mass matrix": lambda q, qd, x: M_math(q),
-            "forward dynamics": lambda q, qd, tau: _cholesky_solve(M_math(q), tau - h_math(q, qd))}
-    return generated, math, times
+    return operations(*fast), operations(*slow), {"derive": t1 - t0, "llvm": t2 - t1, "numpy": t3 - t2}
 
 
 # --------------------------------------------------------------------------- modern-robotics
@@ -257,10 +254,10 @@ def measure(urdf: str, seconds: float = DERIVE_BUDGET) -> dict:
     libs = {"mbdlib readable": readable(chain)}
     gen = derive(chain, seconds)
     if gen is None:
-        libs["mbdlib generated"] = libs["generated, math"] = f"derivation > {seconds:g} s"
+        libs["mbdlib generated"] = libs["generated, numpy"] = f"derivation > {seconds:g} s"
         derive_times = None
     else:
-        libs["mbdlib generated"], libs["generated, math"], derive_times = gen
+        libs["mbdlib generated"], libs["generated, numpy"], derive_times = gen
     libs["modern-robotics"] = modern_robotics(chain)
     libs["Pinocchio"] = pinocchio(urdf, n)
     q, qd, x = states(n, 1, seed=1)[0]
@@ -304,13 +301,13 @@ def report(robot: str, source: str, result: dict) -> str:
     rows = [[op, *(_us(times[lib][op]) for lib in libs),
              _ratio(times["modern-robotics"][op], times["mbdlib readable"][op]),
              _ratio(times["mbdlib generated"][op], times["Pinocchio"][op]),
-             _ratio(times["generated, math"][op], times["Pinocchio"][op])] for op in OPERATIONS]
+             _ratio(times["generated, numpy"][op], times["Pinocchio"][op])] for op in OPERATIONS]
     header = ["operation", *(f"{lib} [µs]" for lib in libs), "MR / readable (target >= 2)",
-              "generated / Pinocchio (target <= 20)", "generated math / Pinocchio"]
+              "generated / Pinocchio (target <= 20)", "generated numpy / Pinocchio"]
     d = result["derive"]
     derived = ("symbolic equations over budget" if d is None else
-               f"generated path: kane_equations {d['derive']:.1f} s, cse {d['cse']:.1f} s, lambdify "
-               f"{d['lambdify']:.1f} s (math variant {d['lambdify math']:.1f} s)")
+               f"generated path: kane_equations {d['derive']:.1f} s, compiled by symengine/LLVM in "
+               f"{d['llvm']:.1f} s (NumPy variant by sympy.lambdify: {d['numpy']:.1f} s)")
     agree = [[op, *(f"{diffs[lib][op]:.1e}" if lib in diffs else "-" for lib in libs[1:])]
              for op in OPERATIONS]
     return (f"{robot} ({source}): n = {n} joints; {derived}\n" + table(rows, header)
