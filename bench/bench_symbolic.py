@@ -7,8 +7,8 @@ length ``l_i`` (from its joint to the next one, along its own -z axis), centre
 of mass halfway, and symbolic central principal moments ``Ix_i, Iy_i, Iz_i``;
 gravity ``(0, 0, -g)``.  The same model is derived four ways:
 
-* mbdlib recursive Kane (:func:`mbdlib.kane_equations` with ``expand=False``: the
-  recursion's formulas as they come), and again with its default ``expand=True``
+* mbdlib recursive Kane (:func:`mbdlib.kane_equations` by default, ``expand=False``: the
+  recursion's formulas as they come), and again with ``expand=True``
   (each entry expanded and collected per product of rates),
 * mbdlib Lagrange (:func:`mbdlib.lagrange_equations`, its defaults),
 * ``sympy.physics.mechanics.KanesMethod`` (frames, points, ``v2pt_theory``,

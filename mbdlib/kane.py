@@ -135,7 +135,7 @@ def _tidy(expr, products, expand: bool, trigsimp: bool):
     return func(expr) if func else expr
 
 
-def kane_equations(chain: Chain, gravity=(0, 0, -9.81), expand: bool = True,
+def kane_equations(chain: Chain, gravity=(0, 0, -9.81), expand: bool = False,
                    trigsimp: bool = False) -> KaneEquations:
     """Symbolic equations of motion ``τ = M(q) q̈ + h(q, q̇) + G(q)`` by the recursive Kane algorithm.
 
@@ -146,7 +146,11 @@ def kane_equations(chain: Chain, gravity=(0, 0, -9.81), expand: bool = True,
     gravity : array_like, shape (3,)
         Numbers or formulas, e.g. ``(0, 0, -sp.Symbol("g"))``.
     expand : bool
-        Expand each entry and collect ``h`` per product q̇_a q̇_b (default).
+        Expand each entry and collect ``h`` per product q̇_a q̇_b: readable terms for two or three
+        links, but the expansion then costs more than the derivation (``make bench``: slower than
+        sympy's KanesMethod from n = 3). Default: the recursion's formulas as they come, nested
+        products that common-subexpression elimination (:func:`~mbdlib.dynamics.lambdify_matrix`)
+        turns into fast code.
     trigsimp : bool
         Also apply ``sympy.trigsimp`` to each coefficient: tidier, slower
         (seconds for 3 spatial links).
