@@ -246,10 +246,16 @@ def rnea(chain: Chain, q, qd, qdd, gravity=(0, 0, -9.81), f_ext=None, return_rea
 
 
 def _inward_pass(chain: Chain, kin, loads, sym: bool):
-    """The RNEA's inward pass on outward-pass kinematics ``kin``: joint torques, forces, moments."""
+    """The RNEA's inward pass on outward-pass kinematics ``kin``: joint torques, forces, moments.
+
+    O(n): each link, once its children have pushed their forces into it, pushes its own into its
+    parent (Featherstone 2008, Table 5.1, ``f_λ(i) = f_λ(i) + λ(i)X_i* f_i``).
+    """
     links = chain.links
     f = [None] * chain.n                                   # f_i: force of parent on link i, frame i
     n = [None] * chain.n                                   # n_i: moment of parent on link i about joint i
+    f_in = [bk.zeros(3, symbolic=sym) for _ in range(chain.n)]   # pushed in by link i's children (frame i)
+    n_in = [bk.zeros(3, symbolic=sym) for _ in range(chain.n)]
     tau = [None] * chain.n
     for i in reversed(range(chain.n)):                     # inward pass, children before parents
         body = links[i].body
@@ -257,14 +263,14 @@ def _inward_pass(chain: Chain, kin, loads, sym: bool):
         F_ext, M_ext = (A.T @ x for x in loads[i])         # applied loads in frame i
         F, N = _body_equations(body.mass, as_backend(body.inertia, sym), kin.omega[i], kin.alpha[i],
                                kin.a_c[i])
-        f_i = F - F_ext                                    # f_i = m_i a_Ci - F_i + Σ_c R_cᵀ f_c
-        n_i = N - M_ext + bk.cross(d, F - F_ext)           # n_i = N_i - M_i + d_i × (...) + Σ_c (...)
-        for c in range(i + 1, chain.n):
-            if links[c].parent == i:
-                f_c = kin.R[c].T @ f[c]                    # child's force in frame i
-                f_i = f_i + f_c
-                n_i = n_i + kin.R[c].T @ n[c] + bk.cross(kin.l[c], f_c)
+        f_i = F - F_ext + f_in[i]                          # f_i = m_i a_Ci - F_i + Σ_c R_cᵀ f_c
+        n_i = N - M_ext + bk.cross(d, F - F_ext) + n_in[i]  # n_i = N_i - M_i + d_i × (...) + Σ_c (...)
         f[i], n[i] = f_i, n_i
+        p = links[i].parent
+        if p >= 0:                                         # push into the parent, in its frame
+            f_p = kin.R[i].T @ f_i
+            f_in[p] = f_in[p] + f_p
+            n_in[p] = n_in[p] + kin.R[i].T @ n_i + bk.cross(kin.l[i], f_p)
         k = as_backend(links[i].joint.axis, sym)
         tau[i] = bk.dot(n_i, k) if links[i].joint.kind == "revolute" else bk.dot(f_i, k)  # τ_i = n_i·k_i
     return tau, f, n
