@@ -188,56 +188,54 @@ def forward_kinematics(chain: Chain, q, qd=None, qdd=None, base_acceleration=Non
     qdd = None if qdd is None else _coordinates(qdd, chain, "qdd", sym)
     a0 = bk.zeros(3) if base_acceleration is None else bk.vector(base_acceleration, 3, "base_acceleration")
     zero = as_backend(bk.zeros(3), sym)
-    # the base: global frame, at rest, linear acceleration a0
-    base = dict(A=as_backend(bk.eye(3), sym), r=zero, omega=zero, alpha=zero, v=zero, a=as_backend(a0, sym))
-
-    out = {key: [] for key in ("R", "A", "r", "l", "d", "omega", "alpha", "v", "a", "v_c", "a_c")}
-    known = ["A", "r"] + ([] if qd is None else ["omega", "v"]) + ([] if qdd is None else ["alpha", "a"])
+    n = chain.n
+    # one entry per link, plus the base at index n (= -1, the parent index of a root link):
+    # the global frame, at rest, with linear acceleration a0
+    R, l, d = [None] * n, [None] * n, [None] * n
+    A, r = [None] * n + [as_backend(bk.eye(3), sym)], [None] * n + [zero]
+    moving, accelerating = qd is not None, qdd is not None
+    omega, v, v_c = ([None] * n + [zero] for _ in range(3)) if moving else (None, None, None)
+    alpha, a, a_c = ([None] * n + [zero] for _ in range(3)) if accelerating else (None, None, None)
+    if accelerating:
+        a[n] = as_backend(a0, sym)
     for i, link in enumerate(chain.links):
-        P = {key: base[key] if link.parent == -1 else out[key][link.parent] for key in known}  # parent
-        A_pi, l = link.joint.transform(q[i], symbolic=sym)  # frame i in parent; l = source's l_{i-1}
-        R = A_pi.T                                          # R^i_{i-1}
+        p = link.parent                                     # -1: the base
+        A_pi, l[i] = link.joint.transform(q[i], symbolic=sym)  # frame i in parent; l = source's l_{i-1}
+        R[i] = A_pi.T                                       # R^i_{i-1}
         k = as_backend(link.joint.axis, sym)                # k_i
-        d = as_backend(bk.vector(link.body.com, 3, f"com of body of link {link.name!r}"), sym)  # d_i
+        d[i] = as_backend(bk.vector(link.body.com, 3, f"com of body of link {link.name!r}"), sym)  # d_i
         revolute = link.joint.kind == "revolute"
-        out["R"].append(R)
-        out["A"].append(P["A"] @ A_pi)                      # A_i = A_{i-1} A_{i-1,i}
-        out["r"].append(P["r"] + P["A"] @ l)                # r_i = r_{i-1} + A_{i-1} l_{i-1}
-        out["l"].append(l)
-        out["d"].append(d)
-        if qd is None:
+        A[i] = A[p] @ A_pi                                  # A_i = A_{i-1} A_{i-1,i}
+        r[i] = r[p] + A[p] @ l[i]                           # r_i = r_{i-1} + A_{i-1} l_{i-1}
+        if not moving:
             continue
-        w_p = R @ P["omega"]                                # R ω_{i-1}
+        w_p = R[i] @ omega[p]                               # R ω_{i-1}
+        v[i] = R[i] @ (v[p] + bk.cross(omega[p], l[i]))     # v_i = R (v_{i-1} + ω_{i-1} × l_{i-1})
         if revolute:
-            omega = w_p + qd[i] * k                         # ω_i = R ω_{i-1} + θ̇_i k_i
-            v = R @ (P["v"] + bk.cross(P["omega"], l))      # v_i = R (v_{i-1} + ω_{i-1} × l_{i-1})
+            omega[i] = w_p + qd[i] * k                      # ω_i = R ω_{i-1} + θ̇_i k_i
         else:
-            omega = w_p                                     # ω_i = R ω_{i-1}
-            v = R @ (P["v"] + bk.cross(P["omega"], l)) + qd[i] * k  # ... + q̇_i k_i (sliding)
-        v_c = v + bk.cross(omega, d)                        # v_Ci = v_i + ω_i × d_i
-        out["omega"].append(omega)
-        out["v"].append(v)
-        out["v_c"].append(v_c)
-        if qdd is None:
+            omega[i] = w_p                                  # ω_i = R ω_{i-1}
+            v[i] = v[i] + qd[i] * k                         # ... + q̇_i k_i (sliding)
+        v_c[i] = v[i] + bk.cross(omega[i], d[i])            # v_Ci = v_i + ω_i × d_i
+        if not accelerating:
             continue
         # a_i = R (a_{i-1} + α_{i-1} × l_{i-1} + ω_{i-1} × (ω_{i-1} × l_{i-1}))
-        a = R @ (P["a"] + bk.cross(P["alpha"], l) + bk.cross(P["omega"], bk.cross(P["omega"], l)))
+        a[i] = R[i] @ (a[p] + bk.cross(alpha[p], l[i]) + bk.cross(omega[p], bk.cross(omega[p], l[i])))
         if revolute:
             # α_i = R α_{i-1} + (R ω_{i-1}) × θ̇_i k_i + θ̈_i k_i
-            alpha = R @ P["alpha"] + bk.cross(w_p, qd[i] * k) + qdd[i] * k
+            alpha[i] = R[i] @ alpha[p] + bk.cross(w_p, qd[i] * k) + qdd[i] * k
         else:
-            alpha = R @ P["alpha"]                          # α_i = R α_{i-1}
-            a = a + 2 * bk.cross(omega, qd[i] * k) + qdd[i] * k  # + Coriolis 2 ω_i × q̇ k + q̈ k
+            alpha[i] = R[i] @ alpha[p]                      # α_i = R α_{i-1}
+            a[i] = a[i] + 2 * bk.cross(omega[i], qd[i] * k) + qdd[i] * k  # + Coriolis 2 ω_i × q̇ k + q̈ k
         # a_Ci = a_i + α_i × d_i + ω_i × (ω_i × d_i)
-        a_c = a + bk.cross(alpha, d) + bk.cross(omega, bk.cross(omega, d))
-        out["alpha"].append(alpha)
-        out["a"].append(a)
-        out["a_c"].append(a_c)
+        a_c[i] = a[i] + bk.cross(alpha[i], d[i]) + bk.cross(omega[i], bk.cross(omega[i], d[i]))
 
-    for key in ("omega", "v", "v_c", "alpha", "a", "a_c"):
-        if qd is None or (qdd is None and key in ("alpha", "a", "a_c")):
-            out[key] = None                                 # not computed (documented)
-    return ChainKinematics(chain, q, qd, qdd, **out)
+    def links_only(x):                                     # drop the base entry; None: not computed
+        return None if x is None else x[:n]
+
+    return ChainKinematics(chain, q, qd, qdd, R=R, A=A[:n], r=r[:n], l=l, d=d, omega=links_only(omega),
+                           v=links_only(v), v_c=links_only(v_c), alpha=links_only(alpha), a=links_only(a),
+                           a_c=links_only(a_c))
 
 
 @dataclass
