@@ -139,14 +139,60 @@ def eye(n: int, symbolic: bool = False):
     return sp.eye(n) if symbolic else np.eye(n)
 
 
-def to_symbolic(x):
-    """Turn a numpy vector/matrix into a sympy ``Matrix`` (vectors become columns)."""
+def as_backend(x, symbolic: bool):
+    """Return the vector/matrix ``x`` in the requested number system.
+
+    In symbolic mode numbers that are whole become sympy Integers (so the
+    identity prints as ``1``, not ``1.0``); other floats become sympy Floats.
+    Vectors are numpy ``(3,)`` or sympy ``(3, 1)``.
+
+    >>> as_backend(np.array([0.0, 0.5, 1.0]), True).T
+    Matrix([[0, 0.5, 1]])
+    """
+    if not symbolic:
+        return x
     if isinstance(x, sp.MatrixBase):
         return x
+
+    def exact(v):
+        if isinstance(v, sp.Basic):
+            return v
+        v = float(v)
+        return sp.Integer(int(v)) if v.is_integer() else sp.Float(v)
+
     a = np.asarray(x, dtype=object)
     if a.ndim == 1:
-        return sp.Matrix(a.tolist())
-    return sp.Matrix(a.tolist())
+        return sp.Matrix([exact(v) for v in a])
+    return sp.Matrix([[exact(v) for v in row] for row in a])
+
+
+def stack(rows, symbolic: bool):
+    """A matrix (or vector) from nested rows: a sympy Matrix, or a float numpy array."""
+    return sp.Matrix(rows) if symbolic else np.array(rows, dtype=float)
+
+
+def column_stack(cols, symbolic: bool):
+    """A 3 x k matrix whose columns are the 3-vectors ``cols``."""
+    if symbolic:
+        return sp.Matrix.hstack(*[sp.Matrix(c).reshape(3, 1) for c in cols])
+    return np.column_stack(cols)
+
+
+def unit(i: int, symbolic: bool = False):
+    """The i-th unit 3-vector e_i."""
+    e = [0, 0, 0]
+    e[i] = 1
+    return sp.Matrix(e) if symbolic else np.array(e, dtype=float)
+
+
+def object_zeros(shape, symbolic: bool):
+    """Zeros that can hold formulas (a numpy object array) in symbolic mode, floats otherwise."""
+    return np.zeros(shape, dtype=object) if symbolic else np.zeros(shape)
+
+
+def entrywise(x, func):
+    """``func`` applied to every entry of a symbolic matrix; numbers, and ``func=None``, pass through."""
+    return x.applyfunc(func) if func is not None and isinstance(x, sp.MatrixBase) else x
 
 
 def simplify(x):

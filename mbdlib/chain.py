@@ -35,6 +35,7 @@ import numpy as np
 import sympy as sp
 
 from . import _backend as bk
+from ._backend import as_backend
 from .bodies import RigidBody
 from .errors import ModelError
 from .rotations import check_rotation, dcm_from_axis_angle, rot_x, rot_y, rot_z
@@ -46,33 +47,6 @@ __all__ = ["Joint", "Link", "Chain", "JOINT_KINDS"]
 JOINT_KINDS = ("revolute", "prismatic")
 
 _ELEMENTARY = (rot_x, rot_y, rot_z)
-
-
-def as_backend(x, symbolic: bool):
-    """Return the vector/matrix ``x`` in the requested number system.
-
-    In symbolic mode numbers that are whole become sympy Integers (so the
-    identity prints as ``1``, not ``1.0``); other floats become sympy Floats.
-    Vectors are numpy ``(3,)`` or sympy ``(3, 1)``.
-
-    >>> as_backend(np.array([0.0, 0.5, 1.0]), True).T
-    Matrix([[0, 0.5, 1]])
-    """
-    if not symbolic:
-        return x
-    if isinstance(x, sp.MatrixBase):
-        return x
-
-    def exact(v):
-        if isinstance(v, sp.Basic):
-            return v
-        v = float(v)
-        return sp.Integer(int(v)) if v.is_integer() else sp.Float(v)
-
-    a = np.asarray(x, dtype=object)
-    if a.ndim == 1:
-        return sp.Matrix([exact(v) for v in a])
-    return sp.Matrix([[exact(v) for v in row] for row in a])
 
 
 def _unit_axis(axis, joint_name: str):

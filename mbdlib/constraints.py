@@ -40,7 +40,7 @@ import numpy as np
 import scipy.linalg
 import sympy as sp
 
-from ._backend import cos, is_symbolic, sin
+from ._backend import cos, is_symbolic, object_zeros, sin
 from .errors import ModelError, ShapeError, SingularityError
 
 __all__ = [
@@ -77,17 +77,13 @@ class _Scalar:
         self.val, self.jac, self.quad = val, jac, quad
 
 
-def _zeros(shape, symbolic: bool):
-    return np.zeros(shape, dtype=object) if symbolic else np.zeros(shape)
-
-
 def _body_vec(q, qd, k: int, s, point: bool, symbolic: bool) -> _Vec:
     """``r_k + A_k s'`` (``point=True``) or ``A_k s'`` of body ``k`` of the joint (Haug 1989, §3.1)."""
     x, y, phi = q[3 * k], q[3 * k + 1], q[3 * k + 2]
     c, sn = cos(phi), sin(phi)
     As = np.array([c * s[0] - sn * s[1], sn * s[0] + c * s[1]], dtype=object if symbolic else float)
     Bs = np.array([-As[1], As[0]])  # B s' = R A s'
-    jac = _zeros((2, len(q)), symbolic)
+    jac = object_zeros((2, len(q)), symbolic)
     jac[:, 3 * k + 2] = Bs
     if point:
         jac[0, 3 * k] = jac[1, 3 * k + 1] = 1
@@ -113,7 +109,7 @@ def _dot(a: _Vec, b: _Vec) -> _Scalar:
 
 def _coord(q, qd, k: int, i: int, symbolic: bool) -> _Scalar:
     """Coordinate ``i`` (0: x, 1: y, 2: φ) of body ``k``: linear, so no quadratic term."""
-    jac = _zeros(len(q), symbolic)
+    jac = object_zeros(len(q), symbolic)
     jac[3 * k + i] = 1
     return _Scalar(q[3 * k + i], jac, 0)
 

@@ -30,7 +30,8 @@ import sympy as sp
 from scipy.integrate import solve_ivp
 
 from . import _backend as bk
-from .chain import Chain, as_backend
+from ._backend import as_backend
+from .chain import Chain
 from .errors import MbdError, ModelError, ShapeError, SingularityError
 from .kinematics import forward_kinematics
 from .newton_euler import _inward_pass, as_output, external_loads, gravity_vector, rnea

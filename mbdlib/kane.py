@@ -34,7 +34,8 @@ from dataclasses import dataclass
 import sympy as sp
 
 from . import _backend as bk
-from .chain import Chain, as_backend
+from ._backend import as_backend
+from .chain import Chain
 from .kinematics import forward_kinematics, partial_velocities
 from .newton_euler import _body_equations, as_output, external_loads, gravity_vector
 
@@ -122,7 +123,7 @@ class KaneEquations:
         return self.M @ sp.Matrix(self.qdd) + self.h + self.G
 
 
-def _tidy(expr, products, expand: bool, trigsimp: bool):
+def _expand_collect(expr, products, expand: bool, trigsimp: bool):
     """Expand, collect per product of rates (if any) and trig-simplify each coefficient (if asked)."""
     if not isinstance(expr, sp.Basic):
         return sp.sympify(expr)
@@ -193,13 +194,13 @@ def kane_equations(chain: Chain, gravity=(0, 0, -9.81), expand: bool = False,
     products = [qd[a] * qd[b] for a in range(n) for b in range(a, n)]
     for j in range(n):
         for k in range(j, n):
-            M[j, k] = M[k, j] = _tidy(M[j, k], [], expand, trigsimp)
+            M[j, k] = M[k, j] = _expand_collect(M[j, k], [], expand, trigsimp)
 
     # h = τ(q, q̇, q̈ = 0) without gravity;  G = τ(q, 0, 0) with gravity (base rising with g)
     kin_h = forward_kinematics(chain, q, qd, zeros, symbolic=True)
     kin_g = forward_kinematics(chain, q, zeros, zeros, base_acceleration=-g, symbolic=True)
     h = _generalized_forces(chain, kin_h, pv, no_loads, True)
     G = _generalized_forces(chain, kin_g, pv, no_loads, True)
-    h = sp.Matrix([_tidy(x, products, expand, trigsimp) for x in h])
-    G = sp.Matrix([_tidy(x, [], expand, trigsimp) for x in G])
+    h = sp.Matrix([_expand_collect(x, products, expand, trigsimp) for x in h])
+    G = sp.Matrix([_expand_collect(x, [], expand, trigsimp) for x in G])
     return KaneEquations(M, h, G, q, qd, qdd)

@@ -48,7 +48,8 @@ import numpy as np
 import sympy as sp
 
 from . import _backend as bk
-from .chain import Chain, as_backend
+from ._backend import as_backend, entrywise
+from .chain import Chain
 from .errors import ModelError, ShapeError, SingularityError
 from .kane import KaneEquations
 from .kinematics import forward_kinematics, partial_velocities, point_position
@@ -163,10 +164,6 @@ def _entries(x, n: int, name: str) -> list:
     return list(a)
 
 
-def _stack(rows, sym: bool):
-    return sp.Matrix(rows) if sym else np.array(rows, dtype=float)
-
-
 def trig_canonical(expr):
     """A canonical form of a trigonometric polynomial: fast where ``trigsimp`` is slow.
 
@@ -188,11 +185,6 @@ def trig_canonical(expr):
         if new == expr:
             return new
         expr = new
-
-
-def _tidy(x, simplify):
-    """Apply ``simplify`` entry-wise to a symbolic matrix (numbers pass through)."""
-    return x.applyfunc(simplify) if simplify is not None and isinstance(x, sp.MatrixBase) else x
 
 
 def _point_rows(pv, i: int, s, rows):
@@ -221,7 +213,7 @@ def loop_residual(cc: ClosedChain, theta):
         d = (point_position(cc.chain, theta, lp.link_b, lp.point_b)
              - point_position(cc.chain, theta, lp.link_a, lp.point_a))
         out += [d[r] for r in lp.rows]
-    return _stack(out, bk.is_symbolic(*out))
+    return bk.stack(out, bk.is_symbolic(*out))
 
 
 def loop_jacobian(cc: ClosedChain, theta):
@@ -253,7 +245,7 @@ def loop_bias(cc: ClosedChain, theta, thetad):
     for lp in cc.loops:
         d = acc(lp.link_b, lp.point_b) - acc(lp.link_a, lp.point_a)
         out += [d[r] for r in lp.rows]
-    return _stack(out, sym)
+    return bk.stack(out, sym)
 
 
 def _split(cc: ClosedChain, J):
@@ -347,14 +339,14 @@ def closed_rates(cc: ClosedChain, q, qd, qdd, theta_p, simplify=None) -> ClosedR
     theta = cc.tree_coordinates(q, theta_p)
     sym = bk.is_symbolic(theta, qd, qdd) or cc.chain.is_symbolic
     pv = partial_velocities(cc.chain, theta, symbolic=sym)
-    J_a, J_p = _split(cc, _tidy(_loop_jacobian(cc, pv, sym), simplify))
+    J_a, J_p = _split(cc, entrywise(_loop_jacobian(cc, pv, sym), simplify))
     B = _passive_solve(cc, J_p, -J_a, simplify)                 # θ̇_p = B q̇,  B = −J_p⁻¹ J_a
     S = bk.zeros(cc.chain.n, cc.n, symbolic=sym)
     for k, i in enumerate(cc.active):
         S[i, k] = 1
     for k, i in enumerate(cc.passive):
         S[i, :] = B[k, :]
-    thetad = list(S @ _stack(_entries(qd, cc.n, "qd"), sym))
+    thetad = list(S @ bk.stack(_entries(qd, cc.n, "qd"), sym))
     subs = []
     if sym:                                                     # placeholders u_k for θ̇_p, w_k for θ̈_p
         u = sp.symbols(f"u_1:{len(cc.passive) + 1}", cls=sp.Dummy)
@@ -363,8 +355,8 @@ def closed_rates(cc: ClosedChain, q, qd, qdd, theta_p, simplify=None) -> ClosedR
             thetad[i] = u[k]
     if qdd is None:
         return ClosedRates(theta, thetad, None, S, pv, subs)
-    bias = _passive_solve(cc, J_p, _tidy(loop_bias(cc, theta, thetad), simplify), simplify)  # J_p⁻¹ J̇ θ̇
-    thetadd = list(S @ _stack(_entries(qdd, cc.n, "qdd"), sym))
+    bias = _passive_solve(cc, J_p, entrywise(loop_bias(cc, theta, thetad), simplify), simplify)  # J_p⁻¹ J̇ θ̇
+    thetadd = list(S @ bk.stack(_entries(qdd, cc.n, "qdd"), sym))
     for k, i in enumerate(cc.passive):
         thetadd[i] = thetadd[i] - bias[k]                       # θ̈_p = B q̈ − J_p⁻¹ J̇ θ̇
     if sym:
@@ -517,7 +509,7 @@ def closed_kane_equations(cc: ClosedChain, theta_p, gravity=(0, 0, -9.81), f_ext
     theta_p = tuple(sp.sympify(t) for t in theta_p)
     simplify = trig_canonical if simplify is None else simplify
     zeros = [0] * n
-    M = _tidy(closed_mass_matrix(cc, q, theta_p, simplify), final)
-    h = _tidy(closed_kane_inverse_dynamics(cc, q, qd, zeros, theta_p, (0, 0, 0), None, simplify), final)
-    G = _tidy(closed_kane_inverse_dynamics(cc, q, zeros, zeros, theta_p, gravity, f_ext, simplify), final)
+    M = entrywise(closed_mass_matrix(cc, q, theta_p, simplify), final)
+    h = entrywise(closed_kane_inverse_dynamics(cc, q, qd, zeros, theta_p, (0, 0, 0), None, simplify), final)
+    G = entrywise(closed_kane_inverse_dynamics(cc, q, zeros, zeros, theta_p, gravity, f_ext, simplify), final)
     return ClosedKaneEquations(M, h, G, q, qd, qdd, theta_p)

@@ -35,7 +35,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 
 from . import _backend as bk
-from .chain import Chain, as_backend
+from ._backend import as_backend
+from .chain import Chain
 from .errors import MbdError, ShapeError
 
 __all__ = [

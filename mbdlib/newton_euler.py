@@ -44,8 +44,9 @@ import numpy as np
 import sympy as sp
 
 from . import _backend as bk
+from ._backend import as_backend
 from .bodies import RigidBody
-from .chain import Chain, as_backend
+from .chain import Chain
 from .errors import ModelError, ShapeError
 from .kinematics import forward_kinematics
 

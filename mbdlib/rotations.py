@@ -30,7 +30,7 @@ import warnings
 import numpy as np
 import sympy as sp
 
-from ._backend import cos, dot, is_scalar, is_symbolic, matrix, sin, sqrt, vector
+from ._backend import column_stack, cos, dot, is_scalar, is_symbolic, matrix, sin, sqrt, stack, unit, vector
 from .errors import RotationError, ShapeError, SingularityError
 
 __all__ = [
@@ -71,23 +71,6 @@ def _scalar(x, name: str):
     return _finite(x, name)
 
 
-def _build(rows, symbolic: bool):
-    """A matrix from nested rows, as sympy Matrix or float numpy array."""
-    return sp.Matrix(rows) if symbolic else np.array(rows, dtype=float)
-
-
-def _hstack(cols, symbolic: bool):
-    if symbolic:
-        return sp.Matrix.hstack(*[sp.Matrix(c).reshape(3, 1) for c in cols])
-    return np.column_stack(cols)
-
-
-def _unit(i: int, symbolic: bool = False):
-    e = [0, 0, 0]
-    e[i] = 1
-    return sp.Matrix(e) if symbolic else np.array(e, dtype=float)
-
-
 # --------------------------------------------------------------------------- skew
 def skew(v):
     """Skew-symmetric matrix ``ṽ`` of a 3-vector, so that ``skew(a) @ b == a x b``.
@@ -107,7 +90,7 @@ def skew(v):
     """
     v = _finite(vector(v, 3, "v"), "v")
     x, y, z = v[0], v[1], v[2]
-    return _build([[0, -z, y], [z, 0, -x], [-y, x, 0]], is_symbolic(v))
+    return stack([[0, -z, y], [z, 0, -x], [-y, x, 0]], is_symbolic(v))
 
 
 def unskew(S, name: str = "S", tol: float = 1e-9):
@@ -161,7 +144,7 @@ def rot_x(angle):
            [ 0.,  1.,  0.]])
     """
     c, s = cos(_scalar(angle, "angle")), sin(angle)
-    return _build([[1, 0, 0], [0, c, -s], [0, s, c]], is_symbolic(angle))
+    return stack([[1, 0, 0], [0, c, -s], [0, s, c]], is_symbolic(angle))
 
 
 def rot_y(angle):
@@ -174,7 +157,7 @@ def rot_y(angle):
     [-sin(b), 0, cos(b)]])
     """
     c, s = cos(_scalar(angle, "angle")), sin(angle)
-    return _build([[c, 0, s], [0, 1, 0], [-s, 0, c]], is_symbolic(angle))
+    return stack([[c, 0, s], [0, 1, 0], [-s, 0, c]], is_symbolic(angle))
 
 
 def rot_z(angle):
@@ -186,7 +169,7 @@ def rot_z(angle):
            [ 0.,  0.,  1.]])
     """
     c, s = cos(_scalar(angle, "angle")), sin(angle)
-    return _build([[c, -s, 0], [s, c, 0], [0, 0, 1]], is_symbolic(angle))
+    return stack([[c, -s, 0], [s, c, 0], [0, 0, 1]], is_symbolic(angle))
 
 
 _ROT = (rot_x, rot_y, rot_z)
@@ -330,10 +313,10 @@ def euler_from_dcm(seq: str, A, tol: float = 1e-7):
         # the user's third angle is phi[order[2]]; set it to 0 and solve for the other one
         if order[2] == 2:  # A = R_i(a) R_j(b): column j is R_i(a) e_j
             v = A[:, j]
-            phi = [np.arctan2(np.cross(_unit(j), v)[i], v[j]), b, 0.0]
+            phi = [np.arctan2(np.cross(unit(j), v)[i], v[j]), b, 0.0]
         else:  # A = R_j(b) R_k(g): row j is (R_k(-g) e_j)^T
             w = A[j, :]
-            phi = [0.0, b, -np.arctan2(np.cross(_unit(j), w)[axes[2]], w[j])]
+            phi = [0.0, b, -np.arctan2(np.cross(unit(j), w)[axes[2]], w[j])]
     return np.array([phi[p] for p in order], dtype=float)
 
 
@@ -532,13 +515,13 @@ def euler_rate_matrix(seq: str, angles, frame: str = "global"):
     phi = _finite(vector(angles, 3, "angles"), "angles")
     symbolic = is_symbolic(phi)
     R = [_ROT[b](phi[i]) for b, i in zip(axes, order, strict=True)]
-    b = [_unit(a, symbolic) for a in axes]
+    b = [unit(a, symbolic) for a in axes]
     if frame == "global":
         cols = [b[0], R[0] @ b[1], R[0] @ R[1] @ b[2]]
     else:
         cols = [(R[1] @ R[2]).T @ b[0], R[2].T @ b[1], b[2]]
     cols = [cols[order.index(n)] for n in range(3)]  # column n belongs to the user's angle n
-    return _hstack(cols, symbolic)
+    return column_stack(cols, symbolic)
 
 
 def omega_from_euler_rates(seq: str, angles, rates, frame: str = "global"):

@@ -34,3 +34,29 @@ def test_dot_and_shapes():
         bk.vector([1, 2], name="axis")
     with pytest.raises(ShapeError, match="A must be a 3x3 matrix"):
         bk.matrix(np.eye(2), name="A")
+
+
+@given(vec3, vec3, vec3)
+def test_constructors_give_the_same_numbers_in_both_systems(a, b, c):
+    """stack, column_stack, as_backend and unit: the sympy result, evaluated, is the numpy result."""
+    for symbolic_result, numeric_result in [
+        (bk.stack([a, b], True), bk.stack([a, b], False)),
+        (bk.column_stack([a, b, c], True), bk.column_stack([a, b, c], False)),
+        (bk.as_backend(np.array([a, b]), True), bk.as_backend(np.array([a, b]), False)),
+    ]:
+        assert isinstance(symbolic_result, sp.MatrixBase) and isinstance(numeric_result, np.ndarray)
+        np.testing.assert_allclose(np.array(symbolic_result, dtype=float), numeric_result, rtol=1e-15)
+    np.testing.assert_array_equal(bk.column_stack([a, b, c], False)[:, 1], b)
+
+
+def test_unit_zeros_and_entrywise():
+    for i in range(3):
+        assert [float(v) for v in bk.unit(i, True)] == list(np.eye(3)[i]) == list(bk.unit(i))
+    z = bk.object_zeros((2, 2), True)
+    z[0, 1] = sp.Symbol("x")                        # object zeros hold formulas
+    assert z.dtype == object and bk.object_zeros(3, False).dtype == float
+    assert bk.as_backend(np.array([1.0, 0.5]), True)[0].is_Integer   # whole numbers become Integers
+    x = sp.Symbol("x")
+    m = sp.Matrix([sp.sin(x) ** 2 + sp.cos(x) ** 2, x])
+    assert bk.entrywise(m, sp.simplify) == sp.Matrix([1, x])
+    assert bk.entrywise(m, None) is m and bk.entrywise(2.0, sp.simplify) == 2.0
