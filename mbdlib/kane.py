@@ -42,17 +42,42 @@ from .newton_euler import _body_equations, as_output, external_loads, gravity_ve
 __all__ = ["kane_inverse_dynamics", "kane_equations", "KaneEquations"]
 
 
-def _generalized_forces(chain: Chain, kin, pv, loads, sym: bool) -> list:
-    """τ_j = Σ_i ((m_i a_Ci − F_i)·v_Ci^(j) + (N_i − M_i)·ω_i^(j)), local frame-i components."""
-    tau = [0] * chain.n
-    for i, link in enumerate(chain.links):
+# The two sums of Kane's method, written once for open chains (this module) and closed chains
+# (mbdlib.kane_closed). ``omega_p[i][j]``, ``v_c_p[i][j]``: partial velocities of link i for
+# coordinate j, frame-i components; ``moved_by(i)``: the coordinates j whose partial velocities of
+# link i may be non-zero (an open chain: joint i and its ancestors; a closed loop: every coordinate).
+def kane_sum(links, kin, omega_p, v_c_p, loads, sym: bool, n: int, moved_by) -> list:
+    """τ_j = Σ_i ((m_i a_Ci − F_i)·v_Ci^(j) + (N_i − M_i)·ω_i^(j)), local frame-i components
+    (Ma, Xu & Li 1988; Kane & Levinson 1985, §6.1: F_j + F_j* = 0 solved for the joint force)."""
+    tau = [0] * n
+    for i, link in enumerate(links):
         body = link.body
         F_ext, M_ext = (kin.A[i].T @ x for x in loads[i])    # applied loads at C_i, frame i
         F, N = _body_equations(body.mass, as_backend(body.inertia, sym), kin.omega[i], kin.alpha[i],
                                kin.a_c[i])                   # m_i a_Ci,  N_i = I_i α_i + ω_i × I_i ω_i
-        for j in [*chain.ancestors(i), i]:                   # ω_i^(j) = v_Ci^(j) = 0 for other j
-            tau[j] = tau[j] + bk.dot(F - F_ext, pv.v_c[i][j]) + bk.dot(N - M_ext, pv.omega[i][j])
+        for j in moved_by(i):                                # ω_i^(j) = v_Ci^(j) = 0 for other j
+            tau[j] = tau[j] + bk.dot(F - F_ext, v_c_p[i][j]) + bk.dot(N - M_ext, omega_p[i][j])
     return tau
+
+
+def kane_mass_matrix(links, omega_p, v_c_p, sym: bool, n: int, moved_by):
+    """M_jk = Σ_i ( m_i v_Ci^(j)·v_Ci^(k) + ω_i^(j)·I_i ω_i^(k) ): the coefficient of q̈_k in τ_j."""
+    M = bk.zeros(n, n, symbolic=sym)
+    for i, link in enumerate(links):
+        m, I = link.body.mass, as_backend(link.body.inertia, sym)
+        js = list(moved_by(i))
+        for j in js:
+            for k in js:
+                if k >= j:
+                    M[j, k] += m * bk.dot(v_c_p[i][j], v_c_p[i][k]) + bk.dot(omega_p[i][j], I @ omega_p[i][k])
+    for j in range(n):
+        for k in range(j + 1, n):
+            M[k, j] = M[j, k]
+    return M
+
+
+def _path(chain: Chain):
+    return lambda i: [*chain.ancestors(i), i]
 
 
 def kane_inverse_dynamics(chain: Chain, q, qd, qdd, gravity=(0, 0, -9.81), f_ext=None):
@@ -90,7 +115,7 @@ def kane_inverse_dynamics(chain: Chain, q, qd, qdd, gravity=(0, 0, -9.81), f_ext
     loads = external_loads(chain, f_ext, sym)
     kin = forward_kinematics(chain, q, qd, qdd, base_acceleration=-g, symbolic=sym)  # base rises with g
     pv = partial_velocities(chain, q, symbolic=sym)
-    tau = _generalized_forces(chain, kin, pv, loads, sym)
+    tau = kane_sum(chain.links, kin, pv.omega, pv.v_c, loads, sym, chain.n, _path(chain))
     return as_output(tau, sym)
 
 
@@ -181,16 +206,7 @@ def kane_equations(chain: Chain, gravity=(0, 0, -9.81), expand: bool = False,
     no_loads = external_loads(chain, None, True)
     pv = partial_velocities(chain, q, symbolic=True)
 
-    # M_jk = Σ_i ( m_i v_Ci^(j)·v_Ci^(k) + ω_i^(j)·I_i ω_i^(k) )   (coefficient of q̈_k in τ_j)
-    M = sp.zeros(n, n)
-    for i, link in enumerate(chain.links):
-        m, I = link.body.mass, as_backend(link.body.inertia, True)
-        path = [*chain.ancestors(i), i]
-        for j in path:
-            for k in path:
-                if k >= j:
-                    v_j, v_k, w_j, w_k = pv.v_c[i][j], pv.v_c[i][k], pv.omega[i][j], pv.omega[i][k]
-                    M[j, k] += m * bk.dot(v_j, v_k) + bk.dot(w_j, I @ w_k)
+    M = kane_mass_matrix(chain.links, pv.omega, pv.v_c, True, n, _path(chain))
     products = [qd[a] * qd[b] for a in range(n) for b in range(a, n)]
     for j in range(n):
         for k in range(j, n):
@@ -199,8 +215,8 @@ def kane_equations(chain: Chain, gravity=(0, 0, -9.81), expand: bool = False,
     # h = τ(q, q̇, q̈ = 0) without gravity;  G = τ(q, 0, 0) with gravity (base rising with g)
     kin_h = forward_kinematics(chain, q, qd, zeros, symbolic=True)
     kin_g = forward_kinematics(chain, q, zeros, zeros, base_acceleration=-g, symbolic=True)
-    h = _generalized_forces(chain, kin_h, pv, no_loads, True)
-    G = _generalized_forces(chain, kin_g, pv, no_loads, True)
+    h = kane_sum(chain.links, kin_h, pv.omega, pv.v_c, no_loads, True, n, _path(chain))
+    G = kane_sum(chain.links, kin_g, pv.omega, pv.v_c, no_loads, True, n, _path(chain))
     h = sp.Matrix([_expand_collect(x, products, expand, trigsimp) for x in h])
     G = sp.Matrix([_expand_collect(x, [], expand, trigsimp) for x in G])
     return KaneEquations(M, h, G, q, qd, qdd)

@@ -51,9 +51,9 @@ from . import _backend as bk
 from ._backend import as_backend, entrywise
 from .chain import Chain
 from .errors import ModelError, ShapeError, SingularityError
-from .kane import KaneEquations
+from .kane import KaneEquations, kane_mass_matrix, kane_sum
 from .kinematics import forward_kinematics, partial_velocities, point_position
-from .newton_euler import _body_equations, as_output, external_loads, gravity_vector
+from .newton_euler import as_output, external_loads, gravity_vector
 
 __all__ = ["LoopJoint", "ClosedChain", "ClosedKaneEquations", "loop_residual", "loop_jacobian", "loop_bias",
            "trig_canonical", "passive_rates", "solve_passive", "closed_rates", "closed_partial_velocities",
@@ -389,19 +389,6 @@ def closed_partial_velocities(cc: ClosedChain, rates: ClosedRates):
     return omega, v_c
 
 
-def _kane_sum(cc: ClosedChain, kin, omega_p, v_c_p, loads, sym: bool) -> list:
-    """τ_j = Σ_i ((m_i a_Ci − F_i)·v_Ci^(j) + (N_i − M_i)·ω_i^(j)), every link, local components."""
-    tau = [0] * cc.n
-    for i, link in enumerate(cc.chain.links):
-        body = link.body
-        F_ext, M_ext = (kin.A[i].T @ x for x in loads[i])      # applied loads at C_i, frame i
-        F, N = _body_equations(body.mass, as_backend(body.inertia, sym), kin.omega[i], kin.alpha[i],
-                               kin.a_c[i])                    # m_i a_Ci,  N_i = I_i α_i + ω_i × I_i ω_i
-        for j in range(cc.n):                                 # a loop couples every link to every q_j
-            tau[j] = tau[j] + bk.dot(F - F_ext, v_c_p[i][j]) + bk.dot(N - M_ext, omega_p[i][j])
-    return tau
-
-
 def closed_kane_inverse_dynamics(cc: ClosedChain, q, qd, qdd, theta_p, gravity=(0, 0, -9.81), f_ext=None,
                                  simplify=None):
     """Actuator forces of the active joints by the recursive Kane algorithm, loop kept closed.
@@ -447,7 +434,9 @@ def closed_kane_inverse_dynamics(cc: ClosedChain, q, qd, qdd, theta_p, gravity=(
     kin = forward_kinematics(cc.chain, rates.theta, rates.thetad, rates.thetadd, base_acceleration=-g,
                              symbolic=sym)                    # the base rises with g (Ma, Xu & Li 1988)
     omega_p, v_c_p = closed_partial_velocities(cc, rates)
-    tau = _kane_sum(cc, kin, omega_p, v_c_p, external_loads(cc.chain, f_ext, sym), sym)
+    every = range(cc.n)                                   # a loop couples every link to every q_j
+    tau = kane_sum(cc.chain.links, kin, omega_p, v_c_p, external_loads(cc.chain, f_ext, sym), sym, cc.n,
+                   lambda i: every)
     return _substitute(as_output(tau, sym), rates.subs) if sym else as_output(tau, sym)
 
 
@@ -456,14 +445,7 @@ def closed_mass_matrix(cc: ClosedChain, q, theta_p, simplify=None):
     rates = closed_rates(cc, q, [0] * cc.n, None, theta_p, simplify)
     sym = bk.is_symbolic(rates.theta) or cc.chain.is_symbolic
     omega_p, v_c_p = closed_partial_velocities(cc, rates)
-    M = bk.zeros(cc.n, cc.n, symbolic=sym)
-    for i, link in enumerate(cc.chain.links):
-        m, I = link.body.mass, as_backend(link.body.inertia, sym)
-        for j in range(cc.n):
-            for k in range(j, cc.n):
-                M[j, k] += m * bk.dot(v_c_p[i][j], v_c_p[i][k]) + bk.dot(omega_p[i][j], I @ omega_p[i][k])
-                M[k, j] = M[j, k]
-    return M
+    return kane_mass_matrix(cc.chain.links, omega_p, v_c_p, sym, cc.n, lambda i: range(cc.n))  # every q_j
 
 
 @dataclass
