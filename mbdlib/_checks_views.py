@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import ModelError, ShapeError
+from . import _validate
+from .errors import ModelError
 
 G_EARTH = 9.81
 
@@ -82,15 +83,7 @@ class ModelView:
 
 
 def _state(x, n, what):
-    try:
-        a = np.asarray(x, dtype=float)
-    except (TypeError, ValueError):
-        raise ShapeError(f"check_model: {what} must be {n} numbers, got {x!r}") from None
-    if a.shape != (n,) or not np.all(np.isfinite(a)):
-        raise ShapeError(
-            f"check_model: {what} must have shape ({n},) with finite numbers, got shape {a.shape}"
-        )
-    return a
+    return _validate.vector(x, n, f"check_model: {what}")
 
 
 def _planar_gravity(model, gravity):

@@ -14,8 +14,9 @@ import scipy.linalg
 from scipy.linalg.lapack import dpotrf as _potrf
 from scipy.linalg.lapack import dpotrs as _potrs
 
+from . import _validate
 from .constraints import RANK_RTOL, rank_analysis
-from .errors import MbdError, ModelError, ShapeError, SingularityError
+from .errors import MbdError, ModelError, SingularityError
 
 KKT_TOL = 1e-5            # the KKT system is singular when σ_min/σ_max of J M^(-1/2) is below this
 DAMPING = KKT_TOL**2      # singular="damp": S + DAMPING·max(diag S)·I where S is singular (Tikhonov)
@@ -458,10 +459,7 @@ def project_velocities(system, q, qd, t=0.0, damp=False):
 
 # ----------------------------------------------------------------- checks
 def _state(system, x, name):
-    a = np.asarray(x, dtype=float)
-    if a.shape != (system.n,):
-        raise ShapeError(f"{name} must have shape ({system.n},) (the system's n), got {a.shape}")
-    return a
+    return _validate.vector(x, system.n, name, f" (the system's n = {system.n})")
 
 
 # ----------------------------------------------------------------- LAPACK Cholesky

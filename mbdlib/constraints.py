@@ -40,6 +40,7 @@ import numpy as np
 import scipy.linalg
 import sympy as sp
 
+from . import _validate
 from ._backend import cos, is_symbolic, object_zeros, sin
 from .errors import ModelError, ShapeError, SingularityError
 
@@ -120,23 +121,11 @@ def _perp(v):
 
 
 def _vec2(x, name: str, joint: str):
-    try:
-        a = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ShapeError(f"{joint}: {name} must be 2 numbers (body-frame x, y), got {x!r}") from exc
-    if a.shape != (2,):
-        raise ShapeError(f"{joint}: {name} must have 2 components (body-frame x, y), got shape {a.shape}")
-    if not np.all(np.isfinite(a)):
-        raise ShapeError(f"{joint}: {name} must be finite, got {a}")
-    return a
+    return _validate.vector(x, 2, f"{joint}: {name}", " (body-frame x, y)")
 
 
 def _unit2(x, name: str, joint: str):
-    a = _vec2(x, name, joint)
-    n = np.linalg.norm(a)
-    if n == 0:
-        raise ShapeError(f"{joint}: {name} is the zero vector; give the direction of the axis, e.g. (1, 0)")
-    return a / n
+    return _validate.unit(x, 2, f"{joint}: {name}", " (body-frame x, y)")
 
 
 # --------------------------------------------------------------------------- base class

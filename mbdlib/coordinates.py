@@ -41,12 +41,12 @@ Multibody Systems*, 1994.  P. E. Nikravesh, *Computer-Aided Analysis of Mechanic
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from . import _validate
 from .constraints import Revolute, Translational, newton_solve
 from .errors import ModelError, ShapeError
 
@@ -64,19 +64,11 @@ def _A(phi):
 
 
 def _xy(x, name):
-    try:
-        a = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ShapeError(f"{name} must be 2 numbers (x, y), got {x!r}") from exc
-    if a.shape != (2,) or not np.all(np.isfinite(a)):
-        raise ShapeError(f"{name} must be 2 finite numbers (x, y), got {x!r}")
-    return a
+    return _validate.vector(x, 2, name, " (x, y)")
 
 
 def _positive(x, name):
-    if not isinstance(x, numbers.Real) or not np.isfinite(x) or not x > 0:
-        raise ModelError(f"{name} must be a positive number, got {x!r}")
-    return float(x)
+    return _validate.number(x, name, positive=True)
 
 
 @dataclass

@@ -35,6 +35,7 @@ import numpy as np
 import sympy as sp
 from scipy.integrate import solve_ivp
 
+from . import _validate as check
 from .bodies import RigidBody
 from .chain import Chain, Joint
 from .errors import ModelError, ShapeError, SingularityError
@@ -87,13 +88,7 @@ def _exact(x):
 
 
 def _state(x, name: str) -> np.ndarray:
-    try:
-        a = np.asarray(x, dtype=float)
-    except (TypeError, ValueError):
-        raise ShapeError(f"{name} must be 2 numbers (q1 upper arm, q2 crank), got {x!r}") from None
-    if a.shape != (2,) or not np.all(np.isfinite(a)):
-        raise ShapeError(f"{name} must be 2 finite numbers (q1 upper arm, q2 crank), got {x!r}")
-    return a
+    return check.vector(x, 2, name, " (q1 upper arm, q2 crank)")
 
 
 def _validate(params: dict) -> dict:

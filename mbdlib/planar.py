@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse
 
+from . import _validate
 from ._banded import BandedSchur
 from .constraints import (
     CoordinateDriver,
@@ -81,21 +82,11 @@ class Assembly:
 
 
 def _number(x, name: str, positive: bool = False) -> float:
-    if not isinstance(x, numbers.Real) or not np.isfinite(x):
-        raise ModelError(f"{name} must be a finite number, got {x!r}")
-    if positive and not x > 0:
-        raise ModelError(f"{name} must be positive, got {x!r}")
-    return float(x)
+    return _validate.number(x, name, positive)
 
 
 def _xy(x, name: str) -> np.ndarray:
-    try:
-        a = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ShapeError(f"{name} must be 2 numbers (x, y), got {x!r}") from exc
-    if a.shape != (2,) or not np.all(np.isfinite(a)):
-        raise ShapeError(f"{name} must be 2 finite numbers (x, y), got shape {a.shape}: {x!r}")
-    return a
+    return _validate.vector(x, 2, name, " (x, y)")
 
 
 def _rot(phi: float, s) -> np.ndarray:

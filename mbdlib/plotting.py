@@ -17,6 +17,7 @@ import numpy as np
 from cycler import cycler
 from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
+from . import _validate
 from ._backend import cross, is_symbolic
 from .errors import ShapeError
 from .rotations import check_rotation
@@ -420,12 +421,7 @@ def draw_planar_chain(ax, chain_kinematics_or_points, velocities=None, coms=None
 
 
 def _point(x, n: int, name: str) -> np.ndarray:
-    a = np.asarray(x, dtype=float)
-    if a.shape != (n,):
-        raise ShapeError(f"{name} must have {n} components, got shape {a.shape}")
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} must be finite numbers, got {a}")
-    return a
+    return _validate.vector(x, n, name)
 
 
 def _planar(x, name: str) -> np.ndarray:

@@ -33,6 +33,7 @@ import numpy as np
 from matplotlib import patches
 from matplotlib.lines import Line2D
 
+from . import _validate
 from .errors import ShapeError
 from .plotting import COLUMN_WIDTH, COURSE_COLORS, FRAME_COLORS
 
@@ -69,17 +70,11 @@ def rot2(angle: float) -> np.ndarray:
 
 
 def _xy(p, name: str) -> np.ndarray:
-    a = np.asarray(p, dtype=float).reshape(-1)
-    if a.shape != (2,) or not np.all(np.isfinite(a)):
-        raise ShapeError(f"{name} must be a finite planar point or vector (x, y), got {p!r}")
-    return a
+    return _validate.vector(p, 2, name, " (a planar point or vector x, y)", flatten=True)
 
 
 def _xyz(p, name: str) -> np.ndarray:
-    a = np.asarray(p, dtype=float).reshape(-1)
-    if a.shape != (3,) or not np.all(np.isfinite(a)):
-        raise ShapeError(f"{name} must be a finite 3-D point or vector (x, y, z), got {p!r}")
-    return a
+    return _validate.vector(p, 3, name, " (a 3-D point or vector x, y, z)", flatten=True)
 
 
 def diagram(figsize=(COLUMN_WIDTH, 3.6), ncols: int = 1, **subplot_kw):

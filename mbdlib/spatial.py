@@ -35,9 +35,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import _validate
 from .bodies import RigidBody
 from .constraints import DofReport, nearby_rank, newton_solve, rank_analysis
-from .errors import ModelError, ShapeError
+from .errors import ModelError
 from .rotations import _G as _euler_matrix
 from .rotations import dcm_from_quat, normalize_quat  # noqa: F401 (dcm_from_quat: doctest)
 
@@ -45,21 +46,11 @@ __all__ = ["SpatialModel", "SpatialBody", "SpatialJoint", "SpatialDofReport", "p
 
 
 def _v3(x, name):
-    try:
-        a = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ShapeError(f"{name} must be 3 numbers, got {x!r}") from exc
-    if a.shape != (3,) or not np.all(np.isfinite(a)):
-        raise ShapeError(f"{name} must be 3 finite numbers, got shape {a.shape}: {x!r}")
-    return a
+    return _validate.vector(x, 3, name)
 
 
 def _unit3(x, name):
-    a = _v3(x, name)
-    n = np.linalg.norm(a)
-    if n == 0:
-        raise ShapeError(f"{name} is the zero vector; give the direction of the axis")
-    return a / n
+    return _validate.unit(x, 3, name)
 
 
 def _perpendiculars(u):

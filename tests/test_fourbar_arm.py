@@ -329,7 +329,7 @@ def test_bad_parameters_and_arguments():
         fourbar_arm(L4=2.0)
     with pytest.raises(ShapeError, match="b2 must be 2 finite numbers"):
         fourbar_arm(b2=(1.0, 2.0, 3.0))
-    with pytest.raises(ShapeError, match="q must be 2 finite numbers"):
+    with pytest.raises(ShapeError, match="q must have 2 components"):
         arm_of("general").inverse_dynamics([0.1], [0, 0], [0, 0])
     arm = fourbar_arm(L4=0.50, b2=(-0.15, 0.0))                   # closes only for part of the workspace
     with pytest.raises(ModelError, match=r"cannot close at q.*L4 = 0.5"):

@@ -151,7 +151,7 @@ def test_bad_input_raises_clear_errors():
     m.add_body("b", position=(1.0, 0.0, 0.0))
     with pytest.raises(ModelError, match="two different bodies, got 'a' twice"):
         m.add_revolute("a", "a")
-    with pytest.raises(ShapeError, match="point_i must be 3 finite numbers"):
+    with pytest.raises(ShapeError, match="point_i must have 3 components"):
         m.add_spherical("a", "b", point_i=(0, 0))
     with pytest.raises(ShapeError, match="axis_i is the zero vector"):
         m.add_revolute("a", "b", axis_i=(0, 0, 0))

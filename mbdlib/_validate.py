@@ -1,0 +1,75 @@
+"""Input checks shared by the numeric modules: one place, one wording.
+
+Every check returns the value in the form the caller computes with (a float array, a unit
+vector, a float) or raises an error that names the argument and says what it must be:
+:class:`~mbdlib.errors.ShapeError` for arrays, :class:`~mbdlib.errors.ModelError` for the
+numbers of a model (masses, lengths, radii).  ``what`` adds the meaning of the entries, e.g.
+``" (body-frame x, y)"``.
+
+>>> vector([1, 2], 2, "point_i", " (body-frame x, y)")
+array([1., 2.])
+>>> vector([1, 2, 3], 2, "point_i", " (x, y)")
+Traceback (most recent call last):
+...
+mbdlib.errors.ShapeError: point_i must have 2 components (x, y), shape (2,); got shape (3,): [1, 2, 3]
+>>> unit((0, 0, 2), 3, "axis_i")
+array([0., 0., 1.])
+>>> number(-1.0, "radius", positive=True)
+Traceback (most recent call last):
+...
+mbdlib.errors.ModelError: radius must be a positive number, got -1.0
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .errors import ModelError, ShapeError
+
+
+def vector(x, n: int, name: str, what: str = "", flatten: bool = False) -> np.ndarray:
+    """``x`` as a float array of shape ``(n,)`` with finite entries.
+
+    ``flatten``: also accept a row or column of n numbers (e.g. a ``(2, 1)`` array).
+    """
+    try:
+        a = np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ShapeError(f"{name} must be {n} numbers{what}, got {x!r}") from exc
+    if flatten and a.size == n:
+        a = a.reshape(n)
+    if a.shape != (n,):
+        raise ShapeError(f"{name} must have {n} components{what}, shape ({n},); got shape {a.shape}: {x!r}")
+    if not np.all(np.isfinite(a)):
+        raise ShapeError(f"{name} must be {n} finite numbers{what}, got {x!r}")
+    return a
+
+
+def unit(x, n: int, name: str, what: str = "") -> np.ndarray:
+    """``x / |x|`` for a direction ``x`` of n finite numbers; the zero vector is refused."""
+    a = vector(x, n, name, what)
+    norm = np.linalg.norm(a)
+    if norm == 0:
+        example = "(1, 0)" if n == 2 else "(0, 0, 1)"
+        raise ShapeError(f"{name} is the zero vector; give the direction of the axis, e.g. {example}")
+    return a / norm
+
+
+def number(x, name: str, positive: bool = False) -> float:
+    """``x`` as a float: a finite real number (and > 0 if ``positive``)."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Real) or not np.isfinite(x):
+        kind = "a positive number" if positive else "a finite number"
+        raise ModelError(f"{name} must be {kind}, got {x!r}")
+    if positive and not x > 0:
+        raise ModelError(f"{name} must be a positive number, got {x!r}")
+    return float(x)
+
+
+def state(x, n: int, name: str, owner: str = "") -> np.ndarray:
+    """A state vector (q, q̇, ...) of a model with ``n`` coordinates: shape ``(n,)``, finite.
+
+    ``owner`` names the model or function the vector belongs to, so the message can say whose n.
+    """
+    return vector(x, n, name, f" ({owner}'s n = {n})" if owner else "")
