@@ -214,13 +214,15 @@ def rotational_mass(p, J):
     return m.M(q)[3:7, 3:7] - (4 * np.trace(J) / 3) * np.outer(pn, pn)
 
 
-def _random_inertia(rng) -> np.ndarray:
-    """A physically valid central inertia: a box's principal moments turned by a random rotation."""
+def _random_inertia(rng, turned=True) -> np.ndarray:
+    """A physically valid central inertia: a box's principal moments, turned by a random rotation."""
     a, b, c = rng.uniform(0.05, 0.6, 3)
     m = rng.uniform(0.5, 5.0)
-    principal = m / 12 * np.array([b * b + c * c, a * a + c * c, a * a + b * b])
+    principal = np.diag(m / 12 * np.array([b * b + c * c, a * a + c * c, a * a + b * b]))
+    if not turned:
+        return principal
     Q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
-    return Q @ np.diag(principal) @ Q.T
+    return Q @ principal @ Q.T
 
 
 def _random_p(rng) -> np.ndarray:
@@ -240,7 +242,7 @@ def _hidden_mass_cases(rng, n: int = 6, **_) -> list[tuple]:
     """Random unit p and random inertias (turned boxes); one with J′ diagonal, one with p near e0 = 0."""
     cases = [(_random_p(rng), _random_inertia(rng)) for _ in range(n)]
     near = np.r_[0.01, _random_p(rng)[1:]]
-    cases.append((near / np.linalg.norm(near), np.diag(np.sort(rng.uniform(0.1, 1.0, 3)))))
+    cases.append((near / np.linalg.norm(near), _random_inertia(rng, turned=False)))
     return cases
 
 
