@@ -437,7 +437,7 @@ def test_7_8_final_speed_by_the_planar_model_and_mistakes():
 def test_7_hints_print_no_expected_value():
     for ex in exercises(7):
         for mistake in ex.mistakes:
-            text = re.sub(r"\b7\.\d+[a-z]?\b", "", mistake.hint)  # a reference to another exercise is no value
+            text = re.sub(r"\b7\.\d+[a-z]?\b", "", mistake.hint)  # another exercise's id is no value
             assert not re.search(r"\d\.\d", text), (ex.id, mistake.hint)
 
 
