@@ -406,6 +406,24 @@ class Motion:
         return float(self.f(t)), float(self.df(t)), float(self.ddf(t))
 
 
+def motion_of(name: str, f=None, df=None, ddf=None, speed=None, start: float = 0.0) -> Motion:
+    """The :class:`Motion` a driver's arguments describe: ``speed`` (from ``start``), a number ``f``
+    (a constant), or the callables ``f, df, ddf``.
+
+    >>> motion_of("motor", speed=2.0, start=0.5)(1.0)
+    (2.5, 2.0, 0.0)
+    """
+    if speed is not None:
+        if f is not None:
+            raise ModelError(f"{name}: give either f (with df, ddf) or speed, not both")
+        return Motion.constant_speed(start, _validate.number(speed, f"{name}: speed"))
+    if f is None:
+        raise ModelError(f"{name}: give f, df, ddf (callables of t) or speed=")
+    if isinstance(f, numbers.Real) and df is None and ddf is None:
+        return Motion.constant(f)
+    return Motion(f, df, ddf, name)
+
+
 class CoordinateDriver(Joint):
     """Absolute coordinate driver: ``q_k - f(t) = 0`` for ``x``, ``y`` or ``φ`` of a body (Haug §3.5)."""
 

@@ -43,6 +43,7 @@ from .constraints import (
     Revolute,
     Rigid,
     Translational,
+    motion_of,
     nearby_rank,
     newton_solve,
     rank_analysis,
@@ -272,15 +273,7 @@ class PlanarModel:
 
     # ------------------------------------------------------------------ drivers
     def _motion(self, name, f, df, ddf, speed, start) -> Motion:
-        if speed is not None:
-            if f is not None:
-                raise ModelError(f"{name}: give either f (with df, ddf) or speed, not both")
-            return Motion.constant_speed(start, _number(speed, f"{name}: speed"))
-        if f is None:
-            raise ModelError(f"{name}: give f, df, ddf (callables of t) or speed=")
-        if isinstance(f, numbers.Real) and df is None and ddf is None:
-            return Motion.constant(f)
-        return Motion(f, df, ddf, name)
+        return motion_of(name, f, df, ddf, speed, start)
 
     def add_driver(self, body, coordinate: str = "phi", f=None, df=None, ddf=None, speed=None,
                    relative_to=None, name=None) -> Joint:

@@ -37,7 +37,7 @@ import numpy as np
 
 from . import _validate
 from .bodies import RigidBody
-from .constraints import DofReport, nearby_rank, newton_solve, rank_analysis
+from .constraints import DofReport, motion_of, nearby_rank, newton_solve, rank_analysis
 from .errors import ModelError
 from .rotations import _G as _euler_matrix
 from .rotations import dcm_from_quat, normalize_quat  # noqa: F401 (dcm_from_quat: doctest)
@@ -171,6 +171,40 @@ class SpatialJoint:
 
     def __repr__(self):
         return f"SpatialJoint({self.kind!r}, {self.name!r}, bodies={self.bodies})"
+
+
+class SpatialDriver(SpatialJoint):
+    """One driving equation ``Φ(q, t) = Σ_k a_k(q) c_k(t) = 0``: parts ``a_k`` polynomial in ``q`` (so the
+    stencil gives their second derivatives exactly) times known functions of time with their derivatives.
+
+    ``Φ_t = Σ a_k ċ_k`` and ``γ = −Σ_k (ä_k c_k + 2 ȧ_k ċ_k + a_k c̈_k)``, where ``ȧ_k = (a_k)_q q̇`` and
+    ``ä_k = (a_k)_qq(q̇, q̇)``: the second time derivative of Φ without the ``Φ_q q̈`` term (Haug 1989, §3.5).
+    """
+
+    def __init__(self, kind, name, bodies, parts, coef):
+        super().__init__(kind, name, bodies, ["driver"], None)
+        self.parts, self.coef = parts, coef      # parts(q, jac) -> [(a_k, row_k)]; coef(t) -> (c, ċ, c̈)
+
+    def phi(self, q, t=0.0):
+        c = self.coef(t)[0]
+        return np.array([sum(ck * a for ck, (a, _) in zip(c, self.parts(q, False), strict=True))])
+
+    def jacobian(self, q, t=0.0):
+        c = self.coef(t)[0]
+        return np.array([sum(ck * row for ck, (_, row) in zip(c, self.parts(q, True), strict=True))])
+
+    def phi_t(self, q, t=0.0):
+        cd = self.coef(t)[1]
+        return np.array([sum(ck * a for ck, (a, _) in zip(cd, self.parts(q, False), strict=True))])
+
+    def gamma(self, q, qd, t=0.0):
+        c, cd, cdd = self.coef(t)
+        parts = self.parts(q, True)
+        a = np.array([v for v, _ in parts])
+        a_dot = np.array([row @ qd for _, row in parts])
+        a_ddot = _second_derivative(lambda x: np.array([v for v, _ in self.parts(x, False)]), q, qd) \
+            if np.any(qd) else np.zeros(len(parts))
+        return np.array([-(a_ddot @ c + 2 * a_dot @ cd + a @ cdd)])
 
 
 def _vector(q, k, a, point, jac=True):
@@ -406,6 +440,69 @@ class SpatialModel:
 
         return self._add("distance", name, [bi, bj], [""], build)
 
+    def add_rotational_driver(self, body_i, body_j, axis_i=(0, 0, 1), f=None, df=None, ddf=None, speed=None,
+                              name=None) -> SpatialDriver:
+        """Prescribe the turn ``θ(t)`` of body j relative to body i about ``axis_i`` (body-i frame), counted
+        from the initial poses (1 equation; add it to a revolute or cylindrical joint about that axis).
+
+        With ``f_i, g_i ⊥ axis_i`` on body i and ``f_j`` = ``f_i`` carried into body j at the initial
+        poses, the turn puts ``f_j = cos θ f_i + sin θ g_i``, so
+        ``Φ = (f_jᵀ g_i) cos θ − (f_jᵀ f_i) sin θ = 0``: one smooth equation whose derivative in θ is
+        −1 at the solution (no singular angle, unlike ``θ − atan2(...)``).  ``f, df, ddf`` are θ(t) and
+        its derivatives (rad, rad/s, rad/s²); ``speed`` is the shortcut θ = speed·t.
+        """
+        ui = _unit3(axis_i, "axis_i")
+        fi, gi = _perpendiculars(ui)
+        fj = self._carry(body_i, body_j, fi)
+        name = str(name) if name is not None else f"rotational driver{len(self.joints) + 1}"
+        motion = motion_of(name, f, df, ddf, speed, 0.0)
+
+        def parts(q, jac=True):
+            return [_dot1(q, gi, fj, jac), _dot1(q, fi, fj, jac)]
+
+        def coef(t):
+            th, thd, thdd = motion(t)
+            c, s = np.cos(th), np.sin(th)
+            return (np.array([c, -s]), np.array([-s, -c]) * thd,
+                    np.array([-s, -c]) * thdd - np.array([c, -s]) * thd ** 2)
+
+        return self._add_driver("rotational driver", name, [body_i, body_j], parts, coef)
+
+    def add_distance_driver(self, body_i, body_j, point_i=(0, 0, 0), point_j=(0, 0, 0), f=None, df=None,
+                            ddf=None, speed=None, name=None) -> SpatialDriver:
+        """Prescribe the distance ``ℓ(t)`` between two points (body frames): ``dᵀd − ℓ(t)² = 0`` (1 equation;
+        e.g. a linear actuator between two ball joints).  ``speed``: ℓ = ℓ(0) + speed·t from the initial
+        distance."""
+        si, sj = _v3(point_i, "point_i"), _v3(point_j, "point_j")
+        bi, bj = self.body(body_i), self.body(body_j)
+        start = float(np.linalg.norm(bj.position + _A(bj.orientation) @ sj - bi.position
+                                     - _A(bi.orientation) @ si))
+        name = str(name) if name is not None else f"distance driver{len(self.joints) + 1}"
+        motion = motion_of(name, f, df, ddf, speed, start)
+
+        def parts(q, jac=True):
+            (pi, Ji), (pj, Jj) = _vector(q, 0, si, True, jac), _vector(q, 1, sj, True, jac)
+            d = pj - pi
+            return [(d @ d, 2 * d @ (Jj - Ji) if jac else None), (1.0, np.zeros(len(q)) if jac else None)]
+
+        def coef(t):
+            ell, elld, elldd = motion(t)               # (ℓ²)' = 2ℓℓ̇, (ℓ²)'' = 2(ℓ̇² + ℓℓ̈)
+            return (np.array([1.0, -ell ** 2]), np.array([0.0, -2 * ell * elld]),
+                    np.array([0.0, -2 * (elld ** 2 + ell * elldd)]))
+
+        return self._add_driver("distance driver", name, [bi, bj], parts, coef)
+
+    def _add_driver(self, kind, name, bodies, parts, coef) -> SpatialDriver:
+        bodies = [self.body(b) for b in bodies]
+        if bodies[0] is bodies[1]:
+            raise ModelError(f"{kind}: a driver needs two different bodies, got {bodies[0].name!r} twice")
+        if any(j.name == name for j in self.joints):
+            raise ModelError(f"a joint named {name!r} already exists; give a unique name=")
+        joint = SpatialDriver(kind, name, [b.name for b in bodies], parts, coef)
+        self.joints.append(joint)
+        self._index.append(np.array([7 * b.index + k for b in bodies for k in range(7)]))
+        return joint
+
     def _carry(self, body_i, body_j, v):
         """Body-i vector ``v`` expressed in body j at the initial orientations: ``A_j0ᵀ A_i0 v``."""
         bi, bj = self.body(body_i), self.body(body_j)
@@ -425,7 +522,7 @@ class SpatialModel:
     def phi(self, q, t=0.0) -> np.ndarray:
         """Joint equations, then ``pᵀp - 1`` of each body, shape ``(m,)``."""
         q = np.asarray(q, dtype=float)
-        joint_rows = [j.phi(q[idx]) for j, idx in zip(self.joints, self._index, strict=True)]
+        joint_rows = [j.phi(q[idx], t) for j, idx in zip(self.joints, self._index, strict=True)]
         norms = [q[7 * k + 3: 7 * k + 7] @ q[7 * k + 3: 7 * k + 7] - 1 for k in range(len(self.bodies))]
         return np.concatenate(joint_rows + [np.array(norms)])
 
@@ -435,7 +532,7 @@ class SpatialModel:
         blocks = []
         for j, idx in zip(self.joints, self._index, strict=True):
             full = np.zeros((j.n_eq, self.n))
-            full[:, idx] = j.jacobian(q[idx])
+            full[:, idx] = j.jacobian(q[idx], t)
             blocks.append(full)
         norm = np.zeros((len(self.bodies), self.n))
         for k in range(len(self.bodies)):
@@ -532,13 +629,17 @@ class SpatialModel:
         return out
 
     def phi_t(self, q, t=0.0) -> np.ndarray:
-        """``Φ_t`` (zero: no drivers yet), shape ``(m,)``."""
-        return np.zeros(len(self.labels) - 2 * len(self.rolling))
+        """``Φ_t``: the drivers' rows (:class:`SpatialDriver`), zero for the joints and normalizations."""
+        q = np.asarray(q, dtype=float)
+        rows = [j.phi_t(q[idx], t) if isinstance(j, SpatialDriver) else np.zeros(j.n_eq)
+                for j, idx in zip(self.joints, self._index, strict=True)]
+        return np.concatenate(rows + [np.zeros(len(self.bodies))])
 
     def gamma(self, q, qd, t=0.0) -> np.ndarray:
         """``γ = −(Φ_q q̇)_q q̇`` of every joint (exact, :func:`_second_derivative`), then ``−2 ṗᵀṗ``."""
         q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
-        rows = [-_second_derivative(j.phi, q[idx], qd[idx]) if np.any(qd[idx]) else np.zeros(j.n_eq)
+        rows = [j.gamma(q[idx], qd[idx], t) if isinstance(j, SpatialDriver)
+                else -_second_derivative(j.phi, q[idx], qd[idx]) if np.any(qd[idx]) else np.zeros(j.n_eq)
                 for j, idx in zip(self.joints, self._index, strict=True)]
         norms = [-2 * qd[7 * k + 3: 7 * k + 7] @ qd[7 * k + 3: 7 * k + 7] for k in range(len(self.bodies))]
         return np.concatenate(rows + [np.array(norms)])
