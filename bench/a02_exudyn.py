@@ -4,7 +4,7 @@ N + 1 cranks (1 m, pinned to the ground at x = 0, 1, ..., N) and N couplers (1 m
 tips; every bar uniform, 1 kg, centroidal inertia 1/12 kg m^2; gravity 9.81 m/s^2 along -y.  Start:
 cranks vertical, couplers horizontal at y = 1, every crank tip moving at +1 m/s in x.  Simulated
 for 20 s with Exudyn's generalized-alpha solver (index 3, fixed step h); the error is the largest
-distance of the first crank's tip from the exact motion (``mbdlib.coordinates.n_fourbar_exact``).
+distance of the first crank's tip from the exact motion (``mbdlib.catalogue.n_fourbar_exact``).
 The benchmark asks for at most 1e-3 m.
 
 The model is planar: per bar a ``NodeRigidBody2D`` (coordinates x, y, angle) and an
@@ -46,7 +46,7 @@ import time
 
 import numpy as np
 
-from mbdlib.coordinates import n_fourbar_exact
+from mbdlib.catalogue import n_fourbar_exact
 
 G = 9.81
 MASS, INERTIA, LENGTH = 1.0, 1.0 / 12.0, 1.0

@@ -2,7 +2,7 @@
 
 N + 1 cranks and N couplers, all 1 m and 1 kg, 20 s under gravity through the flat (singular) pose
 many times.  The error is the largest distance of the first crank's tip from the exact 1-DOF motion
-(:func:`mbdlib.coordinates.n_fourbar_exact`); the benchmark asks for 1e-3 m.  CPU is process time of
+(:func:`mbdlib.catalogue.n_fourbar_exact`); the benchmark asks for 1e-3 m.  CPU is process time of
 the simulation alone.  Every mbdlib method runs with its defaults; a method that stops (a
 ``SingularityError`` at the flat pose) is listed with the reason.  Exudyn (generalized-α, index 3,
 h = 1e-3 s, sparse solver) runs on the same model in the same process when it is installed
@@ -28,7 +28,7 @@ import numpy as np  # noqa: E402
 from _timing import machine  # noqa: E402
 
 from mbdlib import dae  # noqa: E402
-from mbdlib.coordinates import mechanism, n_fourbar_exact, n_fourbar_tip  # noqa: E402
+from mbdlib.catalogue import mechanism, n_fourbar_exact, n_fourbar_tip  # noqa: E402
 from mbdlib.errors import MbdError  # noqa: E402
 
 N_DEFAULT = (1, 2, 5, 10, 20, 40)

@@ -18,7 +18,7 @@ import numpy as np  # noqa: E402
 from _timing import machine  # noqa: E402
 
 from mbdlib import dae  # noqa: E402
-from mbdlib.coordinates import mechanism  # noqa: E402
+from mbdlib.catalogue import mechanism  # noqa: E402
 from mbdlib.kinematics import forward_kinematics  # noqa: E402
 
 T_END, TOL = 0.5, 1e-9

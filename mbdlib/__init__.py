@@ -1,13 +1,20 @@
 """mbdlib: the small multibody-dynamics library behind the course.
 
-The modules follow the chain of ideas of the book, and imports only point
-"down" the chain::
+The modules follow the chain of ideas of the book, in this order; a module imports only modules
+that come before it (``tests/test_layout.py`` checks every import, also those inside functions)::
 
-    rotations -> bodies -> chain -> kinematics -> newton_euler -> kane, dynamics -> lagrange
-    rotations -> bodies -> constraints -> planar (+ compiled), spatial;  dae (integrators) used by planar
-    constraints -> _kkt (KKT system, projections; _banded: J M⁻¹ Jᵀ in band storage) -> _integrators -> dae
-    everything -> assembly, checks (the modelling checklist as a report)
+    errors -> _backend -> _validate
+    -> rotations -> bodies -> chain -> urdf -> kinematics -> newton_euler -> kane -> dynamics
+    -> lagrange -> kane_closed -> mechanisms
+    -> constraints -> _banded -> _kkt -> _integrators -> dae -> compiled -> planar -> spatial
+    -> coordinates -> catalogue
+    -> assembly -> checks.views -> checks.items -> checks.motion -> checks
+    -> plotting -> schematics -> frames -> widgets
 
+The first line is the foundation (errors, the numeric/symbolic helpers, input checks); then joint
+coordinates (rotations to the closed-chain arm of chapter 5); then constraints and Cartesian, relative
+and mixed coordinates (chapters 3, 4, 6, 7) with the ready-made mechanisms (``catalogue``); then the
+modelling checklist; then figures. ``mbdlib.exercises`` (answer checking and grading) sits above all.
 ``plotting`` and ``widgets`` sit on top and are not imported here.
 
 Conventions (stated once, in the book's "Conventions" page):
@@ -22,11 +29,12 @@ Conventions (stated once, in the book's "Conventions" page):
 
 from .assembly import AssembledSystem, ModelReport, assemble_system, compare_models, model_report
 from .bodies import RigidBody, parallel_axis, rotate_inertia
+from .catalogue import mechanism
 from .chain import Chain, Joint, Link
 from .checks import CheckItem, CheckReport, check_model, check_simulation
 from .compiled import CompiledPlanarModel
 from .constraints import DofReport, Motion, rank_analysis
-from .coordinates import ChainSystem, RelativeModel, body_states, convert, mechanism
+from .coordinates import ChainSystem, RelativeModel, body_states, convert
 from .dae import (
     SimulationResult,
     accelerations,

@@ -14,7 +14,7 @@ and ``Φ_q``, the time of one right-hand-side evaluation (assemble + KKT solve) 
 leading-order operation count of the dense solve; :func:`compare_models` puts several side by
 side (§6: "few dense equations vs many sparse ones").
 
->>> from mbdlib.coordinates import mechanism
+>>> from mbdlib.catalogue import mechanism
 >>> s = assemble_system(mechanism("fourbar", coordinates="cartesian"))
 >>> s.n, s.m, s.nnz["M"], s.K.shape
 (9, 8, 9, (17, 17))
@@ -31,6 +31,7 @@ import numpy as np
 from .constraints import rank_analysis
 from .dae import accelerations, kkt_matrix
 from .errors import ModelError, ShapeError
+from .spatial import SpatialModel
 
 __all__ = ["AssembledSystem", "assemble_system", "ModelReport", "model_report", "ModelComparison",
            "compare_models", "dense_flops"]
@@ -270,13 +271,11 @@ def model_report(model, name: str | None = None, q=None, qd=None, t: float = 0.0
     -------
     ModelReport
 
-    >>> from mbdlib.coordinates import mechanism
+    >>> from mbdlib.catalogue import mechanism
     >>> r = model_report(mechanism("slider_crank", coordinates="relative"), timing=False)
     >>> r.coordinates, r.constraints, r.rank, r.dof, r.nnz_M
     (3, 2, 2, 1, 9)
     """
-    from .spatial import SpatialModel
-
     name = type(model).__name__ if name is None else str(name)
     if isinstance(model, SpatialModel):
         q = model.assemble() if q is None else np.asarray(q, dtype=float)
@@ -329,7 +328,7 @@ def compare_models(models, **options) -> ModelComparison:
     **options
         Passed to :func:`model_report` (``repeats``, ``timing``, ...).
 
-    >>> from mbdlib.coordinates import mechanism
+    >>> from mbdlib.catalogue import mechanism
     >>> table = compare_models({c: mechanism("double_pendulum", coordinates=c)
     ...                         for c in ("cartesian", "relative", "mixed")}, timing=False)
     >>> [(r.coordinates, r.constraints, r.dof) for r in table.rows]

@@ -43,7 +43,7 @@ from .rotations import check_rotation, dcm_from_axis_angle, rot_x, rot_y, rot_z
 __all__ = ["Joint", "Link", "Chain", "JOINT_KINDS"]
 
 #: Joint kinds the kinematics understands (one degree of freedom each).
-#: ``"fixed"`` URDF joints have no coordinate: ``Chain.from_urdf`` merges them into their parent.
+#: ``"fixed"`` URDF joints have no coordinate: :func:`mbdlib.urdf.load_urdf` merges them into their parent.
 JOINT_KINDS = ("revolute", "prismatic")
 
 _ELEMENTARY = (rot_x, rot_y, rot_z)
@@ -321,16 +321,6 @@ class Chain:
         return "\n".join(rows)
 
     # ---------------------------------------------------------------- builders
-    @classmethod
-    def from_urdf(cls, path_or_xml, name=None) -> Chain:
-        """Build a chain from a URDF file or XML string (see :func:`mbdlib.urdf.load_urdf`).
-
-        Revolute, continuous, prismatic and fixed joints; fixed links are merged into their parent.
-        """
-        from .urdf import load_urdf  # urdf builds on chain: import here, not at the top
-
-        return load_urdf(path_or_xml, name=name)
-
     @classmethod
     def planar(cls, lengths, masses=None, inertias=None, name: str = "planar arm") -> Chain:
         """A planar serial arm: revolute joints about z, links along x, uniform rods.

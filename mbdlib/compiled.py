@@ -14,7 +14,7 @@ drivers is added numerically at each call:
 SYSTEM PROTOCOL as the model (:mod:`mbdlib.dae`), so ``dae.simulate`` accepts it, and it gives
 the same numbers (tests/test_compiled.py checks them at random states).
 
->>> from mbdlib.coordinates import mechanism
+>>> from mbdlib.catalogue import mechanism
 >>> model = mechanism("fourbar", coordinates="cartesian")
 >>> fast = model.compiled()
 >>> bool(np.allclose(fast.phi_q(model.q0), model.phi_q(model.q0), atol=1e-13))
@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
+
+from . import dae
 
 __all__ = ["CompiledPlanarModel"]
 
@@ -92,8 +94,6 @@ class CompiledPlanarModel:
 
     def simulate(self, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=None, **options):
         """As :meth:`mbdlib.PlanarModel.simulate`, with the compiled equations."""
-        from . import dae
-
         self.model.system(t0=float(options.get("t0", 0.0)))
         return dae.simulate(self, t_end, method=method, rtol=rtol, atol=atol, t_eval=t_eval, **options)
 

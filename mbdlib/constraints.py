@@ -33,6 +33,7 @@ Systems*, 1988, ch. 4-5.
 
 from __future__ import annotations
 
+import html
 import numbers
 from dataclasses import dataclass, field
 
@@ -574,8 +575,6 @@ class DofReport:
         return self.text
 
     def _repr_html_(self) -> str:
-        import html
-
         cells = (line.split("  ", 1) if "  " in line else (line, "") for line in self.text.splitlines())
         rows = "".join(f"<tr><td>{html.escape(a)}</td><td>{html.escape(b.strip())}</td></tr>"
                        for a, b in cells)

@@ -227,7 +227,7 @@ def _compile(groups, expr, cse, backend: str):
         raise ModelError(f"lambdify: backend must be one of {BACKENDS}, got {backend!r}")
     if backend != "sympy" and not callable(cse):
         try:
-            import symengine as se
+            import symengine as se  # optional (mbdlib[fast]): imported only when asked for
             f = se.Lambdify(symbols, flat, backend="llvm", cse=bool(cse), real=True)
         except (ImportError, RuntimeError, TypeError, ValueError, NotImplementedError) as exc:
             if backend == "llvm":

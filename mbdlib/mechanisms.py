@@ -50,7 +50,7 @@ from .kane_closed import (
     trig_canonical,
 )
 
-__all__ = ["fourbar_arm", "fourbar_kanes_method", "FourBarArm", "FourBarEquations", "FourBarSimulation",
+__all__ = ["fourbar_arm", "FourBarArm", "FourBarEquations", "FourBarSimulation",
            "FOURBAR_DEFAULTS"]
 
 #: Default parameters of :func:`fourbar_arm` (SI units): a parallelogram.
@@ -593,62 +593,3 @@ def _parallelogram_coefficients() -> dict:
     c_cos = sp.simplify(M12.subs({q1: 0, q2: 0}))
     c_sin = sp.simplify(M12.subs({q1: 0, q2: sp.pi / 2}))
     return {"cos": c_cos, "sin": c_sin, "M12": M12, "symbols": eq.params}
-
-
-# ---------------------------------------------------------------------- the peer: sympy.physics.mechanics
-def fourbar_kanes_method(arm: FourBarArm):
-    """The same arm in ``sympy.physics.mechanics.KanesMethod`` with dependent coordinates and speeds.
-
-    The peer formulation for the tests and the benchmark: four absolute angles
-    (q1, q2 independent; th2, th4 dependent), the loop as two configuration
-    constraints and their time derivatives as velocity constraints (Kane &
-    Levinson 1985, §2.13; sympy's "nonholonomic" KanesMethod).
-
-    Returns
-    -------
-    dict
-        ``km`` (the KanesMethod after ``kanes_equations``), ``fr``, ``frstar``,
-        ``q`` (q1, q2, th2, th4), ``u`` (u1, u2, u3, u4: rates of the same),
-        ``tau`` (tau1, tau2), ``velocity_constraints`` (list of 2).
-    """
-    from sympy.physics import mechanics as me  # heavy import: only when asked
-
-    p = {k: [_exact(x) for x in v] if k in _VECTORS else _exact(v) for k, v in arm.params.items()}
-    q1, q2, th2, th4 = q = me.dynamicsymbols("q1 q2 th2 th4")
-    u = me.dynamicsymbols("u1 u2 u3 u4")
-    tau = sp.symbols("tau1 tau2")
-    N = me.ReferenceFrame("N")
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    frames = []
-    for k, (angle, rate) in enumerate(zip((q1, th2, q2, th4), (u[0], u[2], u[1], u[3]), strict=True)):
-        F = N.orientnew(f"F{k + 1}", "Axis", (angle, N.z))
-        F.set_ang_vel(N, rate * N.z)
-        frames.append(F)
-    F1, F2, F3, F4 = frames
-    E = O.locatenew("E", p["L1"] * F1.x)
-    A = O.locatenew("A", p["L3"] * F3.x)
-    E.v2pt_theory(O, N, F1)
-    A.v2pt_theory(O, N, F3)
-    joints = (O, E, O, A)
-    bodies, loads = [], []
-    for k, (J, F) in enumerate(zip(joints, frames, strict=True)):
-        d = p[f"d{k + 1}"]
-        C = J.locatenew(f"C{k + 1}", d[0] * F.x + d[1] * F.y)
-        C.v2pt_theory(J, N, F)
-        m = p[f"m{k + 1}"]
-        bodies.append(me.RigidBody(f"link{k + 1}", C, F, m, (me.inertia(F, 0, 0, p[f"I{k + 1}"]), C)))
-        loads.append((C, -m * p["g"] * N.y))
-    P = E.locatenew("P", p["L2"] * F2.x)
-    P.v2pt_theory(E, N, F2)
-    loads += [(F1, tau[0] * N.z), (F3, tau[1] * N.z), (P, p["F_tip"][0] * N.x + p["F_tip"][1] * N.y)]
-    loop = (A.pos_from(O) + p["L4"] * F4.x) - (E.pos_from(O) + p["b2"][0] * F2.x + p["b2"][1] * F2.y)
-    config = [loop.dot(N.x), loop.dot(N.y)]
-    qdot = {sp.diff(qi, me.dynamicsymbols._t): ui for qi, ui in zip(q, u, strict=True)}
-    velocity = [sp.diff(c, me.dynamicsymbols._t).subs(qdot) for c in config]
-    kd = [sp.diff(qi, me.dynamicsymbols._t) - ui for qi, ui in zip(q, u, strict=True)]
-    km = me.KanesMethod(N, q_ind=[q1, q2], u_ind=u[:2], kd_eqs=kd, q_dependent=[th2, th4],
-                        configuration_constraints=config, u_dependent=u[2:], velocity_constraints=velocity)
-    fr, frstar = km.kanes_equations(bodies, loads)
-    return {"km": km, "fr": fr, "frstar": frstar, "q": tuple(q), "u": tuple(u), "tau": tau,
-            "velocity_constraints": velocity}

@@ -26,8 +26,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse
 
-from . import _validate
+from . import _validate, dae
 from ._banded import BandedSchur
+from .compiled import CompiledPlanarModel
 from .constraints import (
     CoordinateDriver,
     Distance,
@@ -633,15 +634,11 @@ class PlanarModel:
 
         Returns a :class:`mbdlib.compiled.CompiledPlanarModel`; build the model completely first.
         """
-        from .compiled import CompiledPlanarModel
-
         return CompiledPlanarModel(self)
 
     def simulate(self, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=None, **options):
         """Integrate with :func:`mbdlib.dae.simulate` (methods "projection", "none", "baumgarte",
         "augmented_lagrangian"); returns its result (``t, q, qd, energy, violation, ...``)."""
-        from . import dae
-
         system = self.system(t0=float(options.get("t0", 0.0)))
         return dae.simulate(system, t_end, method=method, rtol=rtol, atol=atol, t_eval=t_eval, **options)
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _validate
+from . import _validate, dae
 from .bodies import RigidBody
 from .constraints import DofReport, motion_of, nearby_rank, newton_solve, rank_analysis
 from .errors import ModelError
@@ -739,8 +739,6 @@ class SpatialModel:
     def system(self, t0: float = 0.0):
         """The model with ``q0`` assembled and ``qd0`` projected onto the velocity constraints (least
         mass-weighted change of the bodies' initial velocities): the protocol :mod:`mbdlib.dae` integrates."""
-        from . import dae
-
         self._need_dynamics()
         self.q0 = self.assemble()
         self.qd0 = dae.project_velocities(self, self.q0, self.qd_guess(self.q0), t0)
@@ -749,7 +747,5 @@ class SpatialModel:
     def simulate(self, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=None, **options):
         """Integrate with :func:`mbdlib.dae.simulate`; ``res.q`` rows hold (x, y, z, e0, e1, e2, e3) per
         body in the order added."""
-        from . import dae
-
         return dae.simulate(self.system(), t_end, method=method, rtol=rtol, atol=atol, t_eval=t_eval,
                             **options)

@@ -12,7 +12,7 @@ import pytest
 import scipy.sparse
 
 from mbdlib import dae
-from mbdlib.coordinates import mechanism, n_fourbar_exact, n_fourbar_tip
+from mbdlib.catalogue import mechanism, n_fourbar_exact, n_fourbar_tip
 from mbdlib.errors import MbdError, ModelError, SingularityError
 
 

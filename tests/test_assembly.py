@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from mbdlib.assembly import ModelReport, assemble_system, compare_models, dense_flops, model_report
-from mbdlib.coordinates import COORDINATE_SETS, mechanism
+from mbdlib.catalogue import COORDINATE_SETS, mechanism
 from mbdlib.dae import CartesianPendulum, accelerations
 from mbdlib.errors import ModelError, ShapeError
 

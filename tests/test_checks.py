@@ -17,6 +17,7 @@ from mbdlib import Chain, PlanarModel, RigidBody, fourbar_arm, mechanism
 from mbdlib.chain import Joint
 from mbdlib.checks import CheckItem, CheckReport, check_model, check_simulation
 from mbdlib.errors import ModelError, ShapeError
+from mbdlib.urdf import data_path, load_urdf
 
 GOOD = ("pass", "info")
 G = (0.0, -9.81)
@@ -82,7 +83,7 @@ def test_planar_chain_with_gravity_passes():
 
 
 def test_ur5_with_gravity_passes():
-    ur5 = Chain.from_urdf("mbdlib/data/ur5.urdf")
+    ur5 = load_urdf(data_path("ur5"))
     report = check_model(ur5, [0.1, -0.8, 1.0, -0.5, 0.3, 0.2], gravity=(0.0, 0.0, -9.81), expected_dof=6)
     assert report.ok and not report.warnings, str(report)
     assert report["small_displacement"].status == "pass"

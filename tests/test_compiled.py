@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from mbdlib import PlanarModel
+from mbdlib.catalogue import mechanism
 from mbdlib.compiled import CompiledPlanarModel
-from mbdlib.coordinates import mechanism
 
 
 def every_joint_kind() -> PlanarModel:

@@ -11,13 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mbdlib import Chain, PlanarModel, bias_forces, mass_matrix
-from mbdlib.coordinates import (
-    COORDINATE_SETS,
-    RelativeModel,
-    body_states,
-    convert,
-    mechanism,
-)
+from mbdlib.catalogue import COORDINATE_SETS, mechanism
+from mbdlib.coordinates import RelativeModel, body_states, convert
 from mbdlib.dae import accelerations, simulate
 from mbdlib.errors import ModelError, ShapeError
 

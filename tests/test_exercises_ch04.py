@@ -19,7 +19,7 @@ from exercise_helpers import Exploding, assert_correct, assert_hint, assert_neve
 from scipy.linalg import null_space
 
 from mbdlib import dae
-from mbdlib.coordinates import mechanism
+from mbdlib.catalogue import mechanism
 from mbdlib.exercises import evaluate, exercises, get
 from mbdlib.exercises.core import _VARIANT, _pending, encode_variant, judge, use_variant
 from mbdlib.exercises.grade import grade, student_params

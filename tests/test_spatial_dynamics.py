@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mbdlib import dae
-from mbdlib.coordinates import mechanism
+from mbdlib.catalogue import mechanism
 from mbdlib.errors import ModelError, SingularityError
 from mbdlib.kinematics import forward_kinematics
 from mbdlib.spatial import _A, _L, SpatialModel
@@ -405,7 +405,7 @@ def test_spring_damper_in_space():
 
 
 def test_rolling_disk_and_tip_bad_input():
-    from mbdlib.coordinates import n_fourbar_tip
+    from mbdlib.catalogue import n_fourbar_tip
 
     m = SpatialModel(gravity=(0, 0, -9.81))
     m.add_body("disk", (0, 0, 0.3), inertia=[1.0, 2.0, 1.0])

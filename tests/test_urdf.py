@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from mbdlib.chain import Chain
 from mbdlib.dynamics import mass_matrix
 from mbdlib.errors import ModelError
 from mbdlib.kinematics import forward_kinematics, point_position
@@ -212,11 +211,11 @@ def test_massless_intermediate_link_is_fine():
     assert chain.links[0].body.mass == 0 and chain.links[1].body.mass == 1.0
 
 
-def test_from_path_and_chain_classmethod():
+def test_from_path():
     path = data_path("double_pendulum.urdf")
     assert load_urdf(str(path)).n == load_urdf(path).n == 2
     assert load_urdf(path, name="dp").name == "dp"
-    assert Chain.from_urdf(path).joint_names == ["shoulder", "elbow"]
+    assert load_urdf(path).joint_names == ["shoulder", "elbow"]
 
 
 # --------------------------------------------------------------------------- bad files

@@ -1,7 +1,7 @@
 """Chapter 4 exercises: generalized coordinates (solutions/ch04_coordinates.ipynb).
 
 Each exercise's expected answer comes from mbdlib's public API where the library
-computes it (:func:`mbdlib.coordinates.mechanism` builds the chapter's mechanisms in
+computes it (:func:`mbdlib.catalogue.mechanism` builds the chapter's mechanisms in
 Cartesian, relative and mixed coordinates, :func:`mbdlib.assembly.model_report` counts
 their coordinates, constraints and DOF, :func:`mbdlib.assembly.assemble_system` gives
 the sparsity patterns, a :class:`mbdlib.coordinates.RelativeModel` gives the
@@ -46,7 +46,8 @@ import sympy as sp
 
 from .. import dae
 from ..assembly import assemble_system, model_report
-from ..coordinates import RelativeModel, mechanism
+from ..catalogue import mechanism
+from ..coordinates import RelativeModel
 from .core import Exercise, Mistake, register
 
 # ------------------------------------------------------------------ data (as in the notebook)

@@ -12,7 +12,7 @@ the body or joint.  :func:`check_simulation` runs step 7 alone.
 
 Supported models: :class:`mbdlib.PlanarModel`, :class:`mbdlib.Chain` (then ``gravity`` must be
 given: a chain does not store it), :class:`mbdlib.mechanisms.FourBarArm`, and any object with the
-SYSTEM PROTOCOL of :mod:`mbdlib.dae` (:class:`mbdlib.RelativeModel`, ``coordinates.mechanism(...)``).
+SYSTEM PROTOCOL of :mod:`mbdlib.dae` (:class:`mbdlib.RelativeModel`, ``catalogue.mechanism(...)``).
 
 >>> from mbdlib import PlanarModel
 >>> m = PlanarModel(gravity=(0.0, -9.81))
@@ -33,10 +33,9 @@ import html
 import textwrap
 from dataclasses import dataclass, field
 
-from . import _checks_items as items
-from . import _checks_motion as motion
-from ._checks_views import ModelView, view_of
-from .errors import ModelError
+from ..errors import ModelError
+from . import items, motion
+from .views import ModelView, view_of
 
 __all__ = ["CheckItem", "CheckReport", "check_model", "check_simulation", "STATUSES"]
 

@@ -1,17 +1,18 @@
 """Items of steps 6-7 of the checklist: statics, small motion, stabilization, a simulation's monitors.
 
 Private helper of :mod:`mbdlib.checks`; each step function returns dicts built by
-:func:`mbdlib._checks_items.item`.
+:func:`mbdlib.checks.items.item`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import dae
-from ._checks_items import item
-from ._checks_views import ModelView, f3, vec
-from .errors import MbdError, ModelError
+from .. import dae
+from ..errors import MbdError, ModelError
+from ..mechanisms import FourBarSimulation
+from .items import item
+from .views import ModelView, f3, vec
 
 
 # ====================================================================== step 6: statics, small motion, gains
@@ -260,7 +261,6 @@ def step6(v: ModelView, small_displacement, alpha, beta, step, result) -> list:
 
 # ====================================================================== step 7: a simulation
 def step7(v: ModelView, result, alpha, beta) -> list:
-    from .mechanisms import FourBarSimulation
 
     if isinstance(result, FourBarSimulation):
         return _step7_fourbar(v, result)

@@ -2,7 +2,7 @@
 
 A :class:`ModelView` gathers what the checks need from any supported model: bodies with their
 attachment points, joints, gravity, a SYSTEM PROTOCOL object and the configuration, so that each
-step of document 001 §5 is written once (:mod:`mbdlib._checks_items`, :mod:`mbdlib._checks_motion`).
+step of document 001 §5 is written once (:mod:`mbdlib.checks.items`, :mod:`mbdlib.checks.motion`).
 """
 
 from __future__ import annotations
@@ -11,8 +11,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _validate
-from .errors import ModelError
+from .. import _validate
+from ..chain import Chain
+from ..coordinates import ChainSystem, RelativeModel
+from ..dynamics import mass_matrix
+from ..errors import ModelError
+from ..mechanisms import FourBarArm
+from ..newton_euler import gravity_vector
+from ..planar import PlanarModel
+from ..spatial import SpatialModel
 
 G_EARTH = 9.81
 
@@ -98,11 +105,6 @@ def _planar_gravity(model, gravity):
 
 def view_of(model, q=None, gravity=None, name=None, need_gravity=True) -> ModelView:
     """A :class:`ModelView` of a supported model (ModelError for others)."""
-    from .chain import Chain
-    from .coordinates import RelativeModel
-    from .mechanisms import FourBarArm
-    from .planar import PlanarModel
-    from .spatial import SpatialModel
 
     if isinstance(model, PlanarModel):
         return _planar_view(model, q, gravity, name)
@@ -208,9 +210,6 @@ def _chain_bodies(chain, extra_points=None):
 
 
 def _chain_view(chain, q, gravity, name) -> ModelView:
-    from .coordinates import ChainSystem
-    from .dynamics import mass_matrix
-    from .newton_euler import gravity_vector
 
     if chain.is_symbolic:
         raise ModelError(

@@ -1,6 +1,6 @@
 """Items of steps 1-5 of the checklist (private helper of :mod:`mbdlib.checks`).
 
-Each step function takes a :class:`~mbdlib._checks_views.ModelView` and returns a list of dicts
+Each step function takes a :class:`~mbdlib.checks.views.ModelView` and returns a list of dicts
 with the fields of :class:`mbdlib.checks.CheckItem` (built by :func:`item`).
 """
 
@@ -10,10 +10,10 @@ import numbers
 
 import numpy as np
 
-from ._checks_views import G_EARTH, ModelView, f3, plural, vec
-from .assembly import nonzero_pattern
-from .constraints import nearby_rank, rank_analysis
-from .errors import ModelError
+from ..assembly import nonzero_pattern
+from ..constraints import nearby_rank, rank_analysis
+from ..errors import ModelError
+from .views import G_EARTH, ModelView, f3, plural, vec
 
 #: key -> (step of document 001 §5, title), in the order of the report
 ITEMS = {

@@ -1,0 +1,299 @@
+"""The course's mechanisms, ready-made in every coordinate set (document 001, §4 and §6).
+
+:func:`mechanism` builds the double pendulum, the slider-crank, the four-bar, the IFToMM N-four-bar
+(benchmark A02, with its exact motion :func:`n_fourbar_exact` and :func:`n_fourbar_tip`) and the spatial
+6R arm as :class:`~mbdlib.planar.PlanarModel` (Cartesian), :class:`~mbdlib.coordinates.RelativeModel`
+(relative or mixed), :class:`~mbdlib.coordinates.ChainSystem` or :class:`~mbdlib.spatial.SpatialModel`,
+so that one state can be compared across descriptions (:func:`mbdlib.coordinates.convert`).
+
+>>> [mechanism("fourbar", coordinates=c, gravity=(0.0, -9.81)).n for c in COORDINATE_SETS]
+[9, 3, 5]
+
+References: IFToMM Technical Committee for Multibody Dynamics, *Library of computational benchmark
+problems*, A02 (the N-four-bar mechanism).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from .bodies import RigidBody
+from .chain import Chain, Joint
+from .coordinates import ChainSystem, RelativeModel
+from .errors import ModelError
+from .planar import PlanarModel
+from .spatial import SpatialModel
+
+__all__ = ["mechanism", "n_fourbar_exact", "n_fourbar_tip", "MECHANISMS", "COORDINATE_SETS"]
+
+_R90 = np.array([[0.0, -1.0], [1.0, 0.0]])          # turns a vector by +90°
+
+
+# ====================================================================== the chapter's mechanisms
+MECHANISMS = ("double_pendulum", "slider_crank", "fourbar", "n_fourbar", "arm6r")
+COORDINATE_SETS = ("cartesian", "relative", "mixed")
+
+
+def _e(phi):
+    return np.array([np.cos(phi), np.sin(phi)])
+
+
+def _double_pendulum(L1=1.0, L2=1.0, m1=1.0, m2=1.0, phi1=-1.0, phi2=-0.3, omega1=0.0, omega2=0.0):
+    """Two uniform rods; absolute angles from +x and their rates."""
+    e1, e2, n1, n2 = _e(phi1), _e(phi2), _R90 @ _e(phi1), _R90 @ _e(phi2)
+    bodies = [("link1", m1, m1 * L1**2 / 12, [*(L1 / 2 * e1), phi1], [*(omega1 * L1 / 2 * n1), omega1]),
+              ("link2", m2, m2 * L2**2 / 12, [*(L1 * e1 + L2 / 2 * e2), phi2],
+               [*(omega1 * L1 * n1 + omega2 * L2 / 2 * n2), omega2])]
+    joints = {"O": ("revolute", "ground", "link1", (0, 0), (-L1 / 2, 0)),
+              "E": ("revolute", "link1", "link2", (L1 / 2, 0), (-L2 / 2, 0))}
+    trees = {"relative": {"link1": "O", "link2": "E"}, "mixed": {"link1": "free", "link2": "E"}}
+    return bodies, joints, trees
+
+
+def _slider_crank(r=0.3, l=1.0, m_crank=1.0, m_rod=2.0, m_slider=1.5, I_slider=0.01, theta=0.6, omega=2.0):
+    """Crank r pinned at the origin, rod l, slider on the x axis; crank angle θ and rate ω."""
+    if not 0 < r < l:
+        raise ModelError(f"slider_crank: need 0 < r < l (the crank must turn fully), got r={r}, l={l}")
+    A, Ad = r * _e(theta), r * omega * _R90 @ _e(theta)
+    xB = r * np.cos(theta) + np.sqrt(l**2 - (r * np.sin(theta))**2)
+    beta = np.arctan2(-r * np.sin(theta), xB - r * np.cos(theta))
+    beta_d = -r * omega * np.cos(theta) / (l * np.cos(beta))        # from r sinθ + l sinβ = 0
+    xB_d = -r * omega * np.sin(theta) - l * np.sin(beta) * beta_d
+    bodies = [("crank", m_crank, m_crank * r**2 / 12, [*(A / 2), theta], [*(Ad / 2), omega]),
+              ("rod", m_rod, m_rod * l**2 / 12, [*((A + [xB, 0]) / 2), beta],
+               [*((Ad + [xB_d, 0]) / 2), beta_d]),
+              ("slider", m_slider, I_slider, [xB, 0.0, 0.0], [xB_d, 0.0, 0.0])]
+    joints = {"O": ("revolute", "ground", "crank", (0, 0), (-r / 2, 0)),
+              "A": ("revolute", "crank", "rod", (r / 2, 0), (-l / 2, 0)),
+              "B": ("revolute", "rod", "slider", (l / 2, 0), (0, 0)),
+              "guide": ("translational", "ground", "slider", (0, 0), (0, 0), (1, 0))}
+    trees = {"relative": {"crank": "O", "rod": "A", "slider": "B"},
+             "mixed": {"crank": "free", "rod": "A", "slider": "guide"}}
+    return bodies, joints, trees
+
+
+def _fourbar(a=0.6, b=2.0, c=1.5, d=2.0, m_crank=1.0, m_coupler=2.0, m_rocker=1.5, theta=1.0, omega=3.0):
+    """Crank a (pinned at O), coupler b, rocker c (pinned at D = (d, 0)); B left of the line A → D."""
+    A, D = a * _e(theta), np.array([d, 0.0])
+    dist = np.linalg.norm(D - A)
+    u = (D - A) / dist
+    along = (dist**2 + b**2 - c**2) / (2 * dist)
+    if b**2 - along**2 <= 0:
+        raise ModelError(f"fourbar: the loop cannot close at theta={theta} (a={a}, b={b}, c={c}, d={d})")
+    B = A + along * u + np.sqrt(b**2 - along**2) * _R90 @ u
+    phi2, phi3 = np.arctan2(*(B - A)[::-1]), np.arctan2(*(B - D)[::-1])
+    n1, n2, n3 = (_R90 @ _e(p) for p in (theta, phi2, phi3))
+    # loop velocity: a ω n1 + b ω2 n2 − c ω3 n3 = 0
+    omega2, omega3 = np.linalg.solve(np.column_stack([b * n2, -c * n3]), -a * omega * n1)
+    Ad = a * omega * n1
+    bodies = [("crank", m_crank, m_crank * a**2 / 12, [*(A / 2), theta], [*(Ad / 2), omega]),
+              ("coupler", m_coupler, m_coupler * b**2 / 12, [*((A + B) / 2), phi2],
+               [*(Ad + omega2 * b / 2 * n2), omega2]),
+              ("rocker", m_rocker, m_rocker * c**2 / 12, [*((B + D) / 2), phi3],
+               [*(omega3 * c / 2 * n3), omega3])]
+    joints = {"O": ("revolute", "ground", "crank", (0, 0), (-a / 2, 0)),
+              "A": ("revolute", "crank", "coupler", (a / 2, 0), (-b / 2, 0)),
+              "B": ("revolute", "coupler", "rocker", (b / 2, 0), (c / 2, 0)),
+              "D": ("revolute", "ground", "rocker", (d, 0), (-c / 2, 0))}
+    trees = {"relative": {"crank": "O", "coupler": "A", "rocker": "B"},
+             "mixed": {"crank": "free", "coupler": "A", "rocker": "B"}}
+    return bodies, joints, trees
+
+
+def _n_fourbar(N=2, theta=np.pi / 2, omega=-1.0):
+    """IFToMM benchmark A02: N four-bars in a row (N + 1 cranks, N couplers, all 1 m, 1 kg).
+
+    Crank k is pinned to the ground at (k, 0); coupler k joins the tips of cranks k and k + 1.
+    Every crank turns alike (angle θ from +x, rate ω); the couplers stay horizontal.  The default
+    state is the benchmark's start: cranks vertical, tips moving at +1 m/s along x.
+    """
+    if int(N) != N or N < 1:
+        raise ModelError(f"n_fourbar: N must be a positive whole number of four-bars, got {N!r}")
+    N, e, n = int(N), _e(theta), _R90 @ _e(theta)
+    bodies, joints = [], {}
+    for k in range(N + 1):
+        bodies.append((f"crank{k}", 1.0, 1.0 / 12, [k + e[0] / 2, e[1] / 2, theta],
+                       [*(omega / 2 * n), omega]))
+        joints[f"O{k}"] = ("revolute", "ground", f"crank{k}", (k, 0), (-0.5, 0))
+    for k in range(N):
+        bodies.append((f"coupler{k}", 1.0, 1.0 / 12, [k + 0.5 + e[0], e[1], 0.0], [*(omega * n), 0.0]))
+        joints[f"A{k}"] = ("revolute", f"crank{k}", f"coupler{k}", (0.5, 0), (-0.5, 0))
+        joints[f"B{k}"] = ("revolute", f"coupler{k}", f"crank{k + 1}", (0.5, 0), (0.5, 0))
+    relative = {f"crank{k}": f"O{k}" for k in range(N + 1)} | {f"coupler{k}": f"A{k}" for k in range(N)}
+    mixed = {f"crank{k}": "free" for k in range(N + 1)} | {f"coupler{k}": f"A{k}" for k in range(N)}
+    return bodies, joints, {"relative": relative, "mixed": mixed}
+
+
+def n_fourbar_exact(N, t, g=9.81, theta=np.pi / 2, omega=-1.0):
+    """The exact motion of the N-four-bar (IFToMM A02): every crank angle θ(t) and rate θ̇(t).
+
+    All cranks turn alike, so the mechanism has one degree of freedom and Lagrange's equation in θ
+    is ``J θ̈ = −K g cos θ`` with ``J = (N + 1)/3 + N`` (cranks about their pivots, couplers in
+    translation) and ``K = (N + 1)/2 + N`` (the heights of the centres of mass are sin θ / 2 and
+    sin θ).  Integrated here to a tolerance of 1e-12 (DOP853).  The first crank's tip is
+    ``(cos θ, sin θ)``.
+
+    >>> th, om = n_fourbar_exact(2, [0.0])
+    >>> float(th[0]), float(om[0])
+    (1.5707963267948966, -1.0)
+    """
+    t = np.atleast_1d(np.asarray(t, dtype=float))
+    J, K = (N + 1) / 3 + N, (N + 1) / 2 + N
+    sol = solve_ivp(lambda _, y: [y[1], -K * g * np.cos(y[0]) / J], (0.0, max(float(t[-1]), 1e-12)),
+                    [theta, omega], method="DOP853", rtol=1e-12, atol=1e-12, t_eval=t)
+    return sol.y[0], sol.y[1]
+
+
+def n_fourbar_tip(q, coordinates="cartesian"):
+    """The first crank's tip of ``mechanism("n_fourbar", coordinates=...)`` from rows of coordinates.
+
+    Crank 0 comes first in every coordinate set: its centre and angle ``(x, y, φ)`` in Cartesian
+    coordinates, its pin angle first in relative ones, its ``(x, y, φ)`` again in mixed ones.
+
+    Parameters
+    ----------
+    q : array_like, shape (n,) or (k, n)
+    coordinates : {"cartesian", "relative", "mixed"}
+
+    Returns
+    -------
+    ndarray, shape (k, 2)
+
+    >>> m = mechanism("n_fourbar", N=2)
+    >>> n_fourbar_tip(m.q0).round(12) + 0.0                # the crank stands vertical
+    array([[0., 1.]])
+    """
+    q = np.atleast_2d(np.asarray(q, dtype=float))
+    if coordinates not in COORDINATE_SETS:
+        raise ModelError(f"n_fourbar_tip: coordinates must be one of {COORDINATE_SETS}, got {coordinates!r}")
+    if coordinates == "cartesian":
+        x, y, phi = q[:, 0], q[:, 1], q[:, 2]
+        return np.column_stack([x + 0.5 * np.cos(phi), y + 0.5 * np.sin(phi)])
+    angle = q[:, 0] if coordinates == "relative" else q[:, 2]
+    return np.column_stack([np.cos(angle), np.sin(angle)])
+
+
+_PLANAR = {"double_pendulum": _double_pendulum, "slider_crank": _slider_crank, "fourbar": _fourbar,
+           "n_fourbar": _n_fourbar}
+
+
+def _planar_model(bodies, joints, gravity):
+    m = PlanarModel(gravity=gravity)
+    poses = {"ground": np.zeros(3)}
+    for name, mass, inertia, pose, vel in bodies:
+        m.add_body(name, mass, inertia, position=pose[:2], angle=pose[2], velocity=vel[:2],
+                   angular_velocity=vel[2])
+        poses[name] = np.asarray(pose, dtype=float)
+    for jname, (kind, bi, bj, pi, pj, *axis) in joints.items():
+        if kind == "revolute":
+            m.add_revolute(bi, bj, pi, pj, name=jname)
+        else:
+            m.add_translational(bi, bj, pi, pj, axis[0], angle=poses[bj][2] - poses[bi][2], name=jname)
+    m.assemble()
+    return m
+
+
+def _relative_model(bodies, joints, tree, gravity):
+    m = RelativeModel(gravity=gravity)
+    poses = {"ground": np.zeros(3)} | {b[0]: np.asarray(b[3], dtype=float) for b in bodies}
+    for name, mass, inertia, _, _ in bodies:
+        if tree[name] == "free":
+            m.add_body(name, mass, inertia, parent="ground", joint="free")
+            continue
+        kind, bi, bj, pi, pj, *axis = joints[tree[name]]
+        if kind == "revolute":
+            parent, sp_, sc_ = (bi, pi, pj) if bj == name else (bj, pj, pi)
+            m.add_body(name, mass, inertia, parent=parent, joint="revolute", point_parent=sp_,
+                       point_child=sc_)
+        else:                                   # the child of a prismatic tree joint is its body j
+            m.add_body(name, mass, inertia, parent=bi, joint="prismatic", point_parent=pi, point_child=pj,
+                       axis=axis[0], angle=poses[bj][2] - poses[bi][2])
+    for jname, (kind, bi, bj, pi, pj, *axis) in joints.items():
+        if jname in tree.values():
+            continue
+        if kind == "revolute":
+            m.add_cut_revolute(bi, bj, pi, pj, name=jname)
+        else:
+            m.add_cut_translational(bi, bj, pi, pj, axis[0], angle=poses[bj][2] - poses[bi][2], name=jname)
+    m.set_initial(*m.from_body_states({b[0]: (b[3], b[4]) for b in bodies}))
+    m.assemble()
+    return m
+
+
+def _arm6r(coordinates, masses=(4.0, 3.0, 2.0, 1.0, 0.5, 0.3), g=9.81):
+    """A 6R arm (waist z, shoulder y, elbow y, wrist roll x, pitch y, roll x), base fixed."""
+    axes = [(0, 0, 1), (0, 1, 0), (0, 1, 0), (1, 0, 0), (0, 1, 0), (1, 0, 0)]
+    p = np.array([[0, 0, 0.3], [0, 0, 0.5], [0.4, 0, 0.5], [0.7, 0, 0.5], [0.8, 0, 0.5], [0.9, 0, 0.5],
+                  [1.0, 0, 0.5]])                        # joints 1..6 and the tool point, at q = 0
+    if len(masses) != 6:
+        raise ModelError(f"arm6r: give 6 masses, got {len(masses)}")
+    if coordinates == "relative":
+        chain = Chain(name="6R arm")
+        for k in range(6):
+            origin = p[k] - (p[k - 1] if k else 0.0)
+            body = RigidBody.sphere(masses[k], 0.05, com=(p[k + 1] - p[k]) / 2, name=f"link{k + 1}")
+            chain.add_link(f"link{k + 1}", Joint(f"joint{k + 1}", "revolute", axes[k], origin), body)
+        return ChainSystem(chain, gravity=(0.0, 0.0, -g))
+    m = SpatialModel(gravity=(0.0, 0.0, -g))
+    centres = [p[0] / 2] + [(p[k] + p[k + 1]) / 2 for k in range(6)]
+    sphere = [RigidBody.sphere(mass, 0.05).inertia for mass in (10.0, *masses)]   # as the chain's links
+    bodies = [m.add_body("base", centres[0], mass=10.0, inertia=sphere[0])]
+    bodies += [m.add_body(f"link{k + 1}", centres[k + 1], mass=masses[k], inertia=sphere[k + 1])
+               for k in range(6)]
+    m.fix(bodies[0], name="base fixed")
+    for k in range(6):
+        m.add_revolute(bodies[k], bodies[k + 1], p[k] - centres[k], p[k] - centres[k + 1], axis_i=axes[k],
+                       name=f"joint{k + 1}")
+    return m
+
+
+def mechanism(name: str, coordinates: str = "cartesian", gravity=None, **params):
+    """A ready-made model of one of the chapter's mechanisms in the chosen coordinate set.
+
+    Parameters
+    ----------
+    name : {"double_pendulum", "slider_crank", "fourbar", "n_fourbar", "arm6r"}
+    coordinates : {"cartesian", "relative", "mixed"}
+        Planar: "cartesian" → :class:`mbdlib.PlanarModel` (x, y, φ per body); "relative" →
+        :class:`RelativeModel` with joint coordinates of a spanning tree (loop closures as cut
+        joints); "mixed" → the first body absolute (x, y, φ), the others relative.  "arm6r" has
+        "relative" (a :class:`ChainSystem`, 6 joint angles) and "cartesian" (a
+        :class:`mbdlib.SpatialModel`, position + Euler parameters per body).
+    gravity : array_like, optional
+        Default ``(0, -9.81)`` (planar); the 6R arm takes ``g=`` (along −z).
+    **params
+        Dimensions and initial state, by mechanism (SI units, angles from +x):
+        double_pendulum ``L1, L2, m1, m2, phi1, phi2, omega1, omega2`` (absolute angles and rates);
+        slider_crank ``r, l, m_crank, m_rod, m_slider, I_slider, theta, omega`` (crank angle, rate);
+        fourbar ``a, b, c, d, m_crank, m_coupler, m_rocker, theta, omega``; n_fourbar ``N, theta, omega``
+        (IFToMM benchmark A02, :func:`n_fourbar_exact`); arm6r ``masses, g``.
+
+    Returns
+    -------
+    model
+        Assembled (planar models): ``q0``, ``qd0`` describe the same state in every coordinate set.
+
+    >>> [mechanism("fourbar", coordinates=c).n for c in COORDINATE_SETS]
+    [9, 3, 5]
+    """
+    if name not in MECHANISMS:
+        raise ModelError(f"mechanism: unknown mechanism {name!r}; choose one of {MECHANISMS}")
+    if name == "arm6r":
+        if coordinates not in ("cartesian", "relative"):
+            raise ModelError(f"mechanism: the 6R arm comes in 'cartesian' or 'relative' coordinates, got "
+                             f"{coordinates!r}")
+        return _arm6r(coordinates, **params)
+    if coordinates not in COORDINATE_SETS:
+        raise ModelError(f"mechanism: coordinates must be one of {COORDINATE_SETS}, got {coordinates!r}")
+    builder = _PLANAR[name]
+    known = builder.__code__.co_varnames[:builder.__code__.co_argcount]
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise ModelError(f"mechanism {name!r}: unknown parameters {unknown}; the parameters are "
+                         f"{list(known)}")
+    bodies, joints, trees = builder(**params)
+    gravity = (0.0, -9.81) if gravity is None else gravity
+    if coordinates == "cartesian":
+        return _planar_model(bodies, joints, gravity)
+    return _relative_model(bodies, joints, trees[coordinates], gravity)
