@@ -50,7 +50,7 @@ def tip_error(res, coordinates: str, N: int) -> float:
 
 
 def run_mbdlib(N: int, coordinates: str, method: str, options: dict | None = None) -> dict:
-    model = mechanism("n_fourbar", coordinates=coordinates, N=N)
+    model = mechanism("n_fourbar", coordinates=coordinates, N=N, gravity=(0.0, -9.81))
     t0 = time.process_time()
     try:
         res = dae.simulate(model, T_END, method=method, **(options or {}))
@@ -98,7 +98,7 @@ def kkt_timings(Ns=N_DEFAULT, repeat: int = 200) -> list[dict]:
     """Time of one KKT solve (q̈, λ) at the start state, dense range-space vs band factorization [µs]."""
     out = []
     for N in Ns:
-        model = mechanism("n_fourbar", N=N)
+        model = mechanism("n_fourbar", N=N, gravity=(0.0, -9.81))
         q, qd, bs = model.q0, model.qd0, model.banded_schur()
         times = {}
         for name, banded in (("dense", None), ("banded", bs)):

@@ -26,7 +26,8 @@ QD0 = np.array([0.8, -0.5, 1.1, 2.0, -1.5, 3.0])
 
 
 def run() -> dict:
-    rel, cart = mechanism("arm6r", coordinates="relative"), mechanism("arm6r", coordinates="cartesian")
+    rel = mechanism("arm6r", coordinates="relative", gravity=(0, 0, -9.81))
+    cart = mechanism("arm6r", coordinates="cartesian", gravity=(0, 0, -9.81))
     fk = forward_kinematics(rel.chain, np.zeros(6), QD0)
     for k in range(6):
         body = cart.bodies[k + 1]

@@ -15,7 +15,7 @@ leading-order operation count of the dense solve; :func:`compare_models` puts se
 side (§6: "few dense equations vs many sparse ones").
 
 >>> from mbdlib.catalogue import mechanism
->>> s = assemble_system(mechanism("fourbar", coordinates="cartesian"))
+>>> s = assemble_system(mechanism("fourbar", coordinates="cartesian", gravity=(0.0, -9.81)))
 >>> s.n, s.m, s.nnz["M"], s.K.shape
 (9, 8, 9, (17, 17))
 """
@@ -272,7 +272,8 @@ def model_report(model, name: str | None = None, q=None, qd=None, t: float = 0.0
     ModelReport
 
     >>> from mbdlib.catalogue import mechanism
-    >>> r = model_report(mechanism("slider_crank", coordinates="relative"), timing=False)
+    >>> r = model_report(mechanism("slider_crank", coordinates="relative", gravity=(0.0, -9.81)),
+    ...                  timing=False)
     >>> r.coordinates, r.constraints, r.rank, r.dof, r.nnz_M
     (3, 2, 2, 1, 9)
     """
@@ -329,7 +330,7 @@ def compare_models(models, **options) -> ModelComparison:
         Passed to :func:`model_report` (``repeats``, ``timing``, ...).
 
     >>> from mbdlib.catalogue import mechanism
-    >>> table = compare_models({c: mechanism("double_pendulum", coordinates=c)
+    >>> table = compare_models({c: mechanism("double_pendulum", coordinates=c, gravity=(0.0, -9.81))
     ...                         for c in ("cartesian", "relative", "mixed")}, timing=False)
     >>> [(r.coordinates, r.constraints, r.dof) for r in table.rows]
     [(6, 4, 2), (2, 0, 2), (4, 2, 2)]

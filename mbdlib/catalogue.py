@@ -160,7 +160,7 @@ def n_fourbar_tip(q, coordinates="cartesian"):
     -------
     ndarray, shape (k, 2)
 
-    >>> m = mechanism("n_fourbar", N=2)
+    >>> m = mechanism("n_fourbar", N=2, gravity=(0.0, -9.81))
     >>> n_fourbar_tip(m.q0).round(12) + 0.0                # the crank stands vertical
     array([[0., 1.]])
     """
@@ -221,7 +221,7 @@ def _relative_model(bodies, joints, tree, gravity):
     return m
 
 
-def _arm6r(coordinates, masses=(4.0, 3.0, 2.0, 1.0, 0.5, 0.3), g=9.81):
+def _arm6r(coordinates, gravity, masses=(4.0, 3.0, 2.0, 1.0, 0.5, 0.3)):
     """A 6R arm (waist z, shoulder y, elbow y, wrist roll x, pitch y, roll x), base fixed."""
     axes = [(0, 0, 1), (0, 1, 0), (0, 1, 0), (1, 0, 0), (0, 1, 0), (1, 0, 0)]
     p = np.array([[0, 0, 0.3], [0, 0, 0.5], [0.4, 0, 0.5], [0.7, 0, 0.5], [0.8, 0, 0.5], [0.9, 0, 0.5],
@@ -234,8 +234,8 @@ def _arm6r(coordinates, masses=(4.0, 3.0, 2.0, 1.0, 0.5, 0.3), g=9.81):
             origin = p[k] - (p[k - 1] if k else 0.0)
             body = RigidBody.sphere(masses[k], 0.05, com=(p[k + 1] - p[k]) / 2, name=f"link{k + 1}")
             chain.add_link(f"link{k + 1}", Joint(f"joint{k + 1}", "revolute", axes[k], origin), body)
-        return ChainSystem(chain, gravity=(0.0, 0.0, -g))
-    m = SpatialModel(gravity=(0.0, 0.0, -g))
+        return ChainSystem(chain, gravity=gravity)
+    m = SpatialModel(gravity=gravity)
     centres = [p[0] / 2] + [(p[k] + p[k + 1]) / 2 for k in range(6)]
     sphere = [RigidBody.sphere(mass, 0.05).inertia for mass in (10.0, *masses)]   # as the chain's links
     bodies = [m.add_body("base", centres[0], mass=10.0, inertia=sphere[0])]
@@ -260,21 +260,22 @@ def mechanism(name: str, coordinates: str = "cartesian", gravity=None, **params)
         joints); "mixed" → the first body absolute (x, y, φ), the others relative.  "arm6r" has
         "relative" (a :class:`ChainSystem`, 6 joint angles) and "cartesian" (a
         :class:`mbdlib.SpatialModel`, position + Euler parameters per body).
-    gravity : array_like, optional
-        Default ``(0, -9.81)`` (planar); the 6R arm takes ``g=`` (along −z).
+    gravity : array_like
+        Required: ``(gx, gy)`` for the planar mechanisms (``(0, -9.81)`` with y up), ``(gx, gy, gz)``
+        for the 6R arm (``(0, 0, -9.81)`` with z up).
     **params
         Dimensions and initial state, by mechanism (SI units, angles from +x):
         double_pendulum ``L1, L2, m1, m2, phi1, phi2, omega1, omega2`` (absolute angles and rates);
         slider_crank ``r, l, m_crank, m_rod, m_slider, I_slider, theta, omega`` (crank angle, rate);
         fourbar ``a, b, c, d, m_crank, m_coupler, m_rocker, theta, omega``; n_fourbar ``N, theta, omega``
-        (IFToMM benchmark A02, :func:`n_fourbar_exact`); arm6r ``masses, g``.
+        (IFToMM benchmark A02, :func:`n_fourbar_exact`); arm6r ``masses``.
 
     Returns
     -------
     model
         Assembled (planar models): ``q0``, ``qd0`` describe the same state in every coordinate set.
 
-    >>> [mechanism("fourbar", coordinates=c).n for c in COORDINATE_SETS]
+    >>> [mechanism("fourbar", coordinates=c, gravity=(0.0, -9.81)).n for c in COORDINATE_SETS]
     [9, 3, 5]
     """
     if name not in MECHANISMS:
@@ -283,7 +284,9 @@ def mechanism(name: str, coordinates: str = "cartesian", gravity=None, **params)
         if coordinates not in ("cartesian", "relative"):
             raise ModelError(f"mechanism: the 6R arm comes in 'cartesian' or 'relative' coordinates, got "
                              f"{coordinates!r}")
-        return _arm6r(coordinates, **params)
+        if gravity is None:
+            raise ModelError("mechanism('arm6r'): give gravity=, e.g. (0, 0, -9.81) (z up), or (0, 0, 0)")
+        return _arm6r(coordinates, gravity, **params)
     if coordinates not in COORDINATE_SETS:
         raise ModelError(f"mechanism: coordinates must be one of {COORDINATE_SETS}, got {coordinates!r}")
     builder = _PLANAR[name]
@@ -293,7 +296,8 @@ def mechanism(name: str, coordinates: str = "cartesian", gravity=None, **params)
         raise ModelError(f"mechanism {name!r}: unknown parameters {unknown}; the parameters are "
                          f"{list(known)}")
     bodies, joints, trees = builder(**params)
-    gravity = (0.0, -9.81) if gravity is None else gravity
+    if gravity is None:
+        raise ModelError(f"mechanism({name!r}): give gravity=, e.g. (0, -9.81) (y up), or (0, 0) for none")
     if coordinates == "cartesian":
         return _planar_model(bodies, joints, gravity)
     return _relative_model(bodies, joints, trees[coordinates], gravity)

@@ -15,7 +15,7 @@ SYSTEM PROTOCOL as the model (:mod:`mbdlib.dae`), so ``dae.simulate`` accepts it
 the same numbers (tests/test_compiled.py checks them at random states).
 
 >>> from mbdlib.catalogue import mechanism
->>> model = mechanism("fourbar", coordinates="cartesian")
+>>> model = mechanism("fourbar", coordinates="cartesian", gravity=(0.0, -9.81))
 >>> fast = model.compiled()
 >>> bool(np.allclose(fast.phi_q(model.q0), model.phi_q(model.q0), atol=1e-13))
 True

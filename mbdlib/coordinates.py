@@ -27,10 +27,10 @@ mechanism through the body poses; :func:`mbdlib.catalogue.mechanism` builds the 
 (double pendulum, slider-crank, four-bar; the spatial 6R arm) in each coordinate set.
 
 >>> from mbdlib.catalogue import mechanism
->>> m = mechanism("fourbar", coordinates="relative")
+>>> m = mechanism("fourbar", coordinates="relative", gravity=(0.0, -9.81))
 >>> m.n, len(m.phi(m.q0)), m.coordinate_names
 (3, 2, ['θ_crank', 'θ_coupler', 'θ_rocker'])
->>> c = mechanism("fourbar", coordinates="cartesian")
+>>> c = mechanism("fourbar", coordinates="cartesian", gravity=(0.0, -9.81))
 >>> q, qd = convert(m.q0, m.qd0, m, c)
 >>> bool(abs(q[2] - m.q0[0]) < 1e-12)          # the crank's absolute angle is its joint angle
 True
@@ -50,7 +50,8 @@ from . import _validate, dae
 from .constraints import Revolute, Translational, newton_solve
 from .dynamics import bias_forces, energy, mass_matrix
 from .errors import ModelError, ShapeError
-from .planar import PlanarModel
+from .newton_euler import gravity_vector
+from .planar import PlanarModel, _planar_gravity
 
 __all__ = ["RelativeModel", "TreeJoint", "ChainSystem", "body_states", "convert"]
 
@@ -105,7 +106,7 @@ class RelativeModel:
     Parameters
     ----------
     gravity : array_like, shape (2,)
-        Gravitational acceleration [m/s²], explicit.
+        Gravitational acceleration [m/s²]; required (``(0, -9.81)`` with y up, ``(0, 0)`` for none).
 
     Examples
     --------
@@ -120,8 +121,8 @@ class RelativeModel:
     array([ 0.     , -1.     , -1.5708])
     """
 
-    def __init__(self, gravity=(0.0, -9.81)):
-        self.gravity = _xy(gravity, "gravity")
+    def __init__(self, gravity=None):
+        self.gravity = _planar_gravity(gravity, "RelativeModel")
         self.names: list[str] = []
         self.masses: list[float] = []
         self.inertias: list[float] = []
@@ -461,8 +462,9 @@ class ChainSystem:
     array([-4.905])
     """
 
-    def __init__(self, chain, gravity=(0.0, 0.0, -9.81), q0=None, qd0=None):
-        self.chain, self.gravity, self.n = chain, np.asarray(gravity, dtype=float), chain.n
+    def __init__(self, chain, gravity=None, q0=None, qd0=None):
+        self.chain, self.n = chain, chain.n
+        self.gravity = np.asarray(gravity_vector(gravity, "ChainSystem"), dtype=float)
         self.q0 = np.zeros(self.n) if q0 is None else np.asarray(q0, dtype=float)
         self.qd0 = np.zeros(self.n) if qd0 is None else np.asarray(qd0, dtype=float)
         self.labels: list[str] = []
@@ -501,7 +503,7 @@ def body_states(model, q, qd=None) -> dict:
     (``x(q)``, ``ẋ = J q̇``); shapes ``(3,)``.
 
     >>> from mbdlib.catalogue import mechanism
-    >>> m = mechanism("double_pendulum", coordinates="relative", phi1=0.0, phi2=0.0)
+    >>> m = mechanism("double_pendulum", coordinates="relative", phi1=0.0, phi2=0.0, gravity=(0.0, -9.81))
     >>> body_states(m, m.q0)["link2"][0]
     array([1.5, 0. , 0. ])
     """
@@ -543,8 +545,8 @@ def convert(q, qd, from_model, to_model, check: bool = True, tol: float = 1e-8):
     a trajectory stays continuous.
 
     >>> from mbdlib.catalogue import mechanism
-    >>> rel = mechanism("slider_crank", coordinates="relative")
-    >>> mix = mechanism("slider_crank", coordinates="mixed")
+    >>> rel = mechanism("slider_crank", coordinates="relative", gravity=(0.0, -9.81))
+    >>> mix = mechanism("slider_crank", coordinates="mixed", gravity=(0.0, -9.81))
     >>> q, qd = convert(rel.q0, rel.qd0, rel, mix)
     >>> q2, qd2 = convert(q, qd, mix, rel)
     >>> bool(np.allclose(q2, rel.q0, atol=1e-12) and np.allclose(qd2, rel.qd0, atol=1e-12))

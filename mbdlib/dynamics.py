@@ -128,7 +128,7 @@ def _project(joint, n, f, sym):
 
 
 # ----------------------------------------------------------------- h, forward and inverse dynamics
-def bias_forces(chain: Chain, q, qd, gravity=(0, 0, -9.81), f_ext=None):
+def bias_forces(chain: Chain, q, qd, gravity=None, f_ext=None):
     """Bias forces h(q, q̇) = RNEA(q, q̇, 0): centripetal, Coriolis, gravity and applied loads.
 
     Returns an ``(n,)`` array (sympy ``(n, 1)`` Matrix for formulas).
@@ -136,7 +136,7 @@ def bias_forces(chain: Chain, q, qd, gravity=(0, 0, -9.81), f_ext=None):
     >>> bias_forces(Chain.planar([1.0]), [0.0], [0.0], gravity=(0, -9.81, 0))
     array([4.905])
     """
-    return rnea(chain, q, qd, [0] * chain.n, gravity, f_ext)
+    return rnea(chain, q, qd, [0] * chain.n, gravity_vector(gravity, "bias_forces"), f_ext)
 
 
 def _numeric_vector(x, chain: Chain, name: str):
@@ -150,7 +150,7 @@ def _numeric_vector(x, chain: Chain, name: str):
                          f"(joints {chain.joint_names}), got shape {np.shape(x)}") from None
 
 
-def forward_dynamics(chain: Chain, q, qd, tau, gravity=(0, 0, -9.81), f_ext=None):
+def forward_dynamics(chain: Chain, q, qd, tau, gravity=None, f_ext=None):
     """Joint accelerations q̈ from M(q) q̈ = τ − h(q, q̇) (numbers only).
 
     Parameters
@@ -159,6 +159,7 @@ def forward_dynamics(chain: Chain, q, qd, tau, gravity=(0, 0, -9.81), f_ext=None
     q, qd, tau : array_like, shape (n,)
         Coordinates, rates and joint torques/forces.
     gravity : array_like, shape (3,)
+        Required (no default: gravity is never assumed).
     f_ext : dict, optional
         Applied loads ``{link: (F, M)}``, global components.
 
@@ -180,7 +181,7 @@ def forward_dynamics(chain: Chain, q, qd, tau, gravity=(0, 0, -9.81), f_ext=None
     array([-14.715])
     """
     q, qd, tau = (_numeric_vector(x, chain, name) for x, name in ((q, "q"), (qd, "qd"), (tau, "tau")))
-    g = gravity_vector(gravity)
+    g = gravity_vector(gravity, "forward_dynamics")
     kin = forward_kinematics(chain, q, qd, np.zeros(chain.n), base_acceleration=-g)  # one outward pass
     M = _crba(chain, kin, False)                                                    # M(q)
     h = np.array(_inward_pass(chain, kin, external_loads(chain, f_ext, False), False)[0])  # RNEA(q, q̇, 0)
@@ -194,14 +195,14 @@ def forward_dynamics(chain: Chain, q, qd, tau, gravity=(0, 0, -9.81), f_ext=None
     return scipy.linalg.cho_solve(factor, tau - h)       # q̈ = M⁻¹ (τ − h)
 
 
-def inverse_dynamics_from_mass_matrix(chain: Chain, q, qd, qdd, gravity=(0, 0, -9.81), f_ext=None):
+def inverse_dynamics_from_mass_matrix(chain: Chain, q, qd, qdd, gravity=None, f_ext=None):
     """τ = M(q) q̈ + h(q, q̇): inverse dynamics through the mass matrix (a second path to RNEA).
 
-    >>> inverse_dynamics_from_mass_matrix(Chain.planar([1.0]), [0.0], [0.0], [3.0])
+    >>> inverse_dynamics_from_mass_matrix(Chain.planar([1.0]), [0.0], [0.0], [3.0], gravity=(0, 0, -9.81))
     array([1.])
     """
     M = mass_matrix(chain, q)
-    h = bias_forces(chain, q, qd, gravity, f_ext)
+    h = bias_forces(chain, q, qd, gravity_vector(gravity, "inverse_dynamics_from_mass_matrix"), f_ext)
     sym = bk.is_symbolic(M, h, qdd)
     qdd = as_backend(bk.vector(qdd, chain.n, name="qdd"), sym)
     return (M @ qdd + h) if sym else as_output(M @ qdd + h, False)
@@ -336,7 +337,7 @@ def lambdify_equations(M, h, q, qd, params=None, cse: bool = True, backend: str 
 
 
 # ----------------------------------------------------------------- energy and simulation
-def energy(chain: Chain, q, qd, gravity=(0, 0, -9.81)):
+def energy(chain: Chain, q, qd, gravity=None):
     """Kinetic and potential energy (T, V) of a chain.
 
     ``T = ½ Σ_i (m_i v_Ci·v_Ci + ω_i·I_i ω_i)``, ``V = −Σ_i m_i g·r_Ci``.
@@ -346,7 +347,7 @@ def energy(chain: Chain, q, qd, gravity=(0, 0, -9.81)):
     (1.5, 4.905)
     """
     sym = bk.is_symbolic(q, qd, gravity) or chain.is_symbolic
-    g = as_backend(gravity_vector(gravity), sym)
+    g = as_backend(gravity_vector(gravity, "energy"), sym)
     kin = forward_kinematics(chain, q, qd, symbolic=sym)
     T, V = 0, 0
     for i, link in enumerate(chain.links):
@@ -384,7 +385,7 @@ class Simulation:
         return self.T + self.V
 
 
-def simulate(chain: Chain, q0, qd0, t_span, tau=None, gravity=(0, 0, -9.81), rtol: float = 1e-9,
+def simulate(chain: Chain, q0, qd0, t_span, tau=None, gravity=None, rtol: float = 1e-9,
              atol: float = 1e-9, t_eval=None, method: str = "DOP853") -> Simulation:
     """Integrate M q̈ = τ − h from (q0, qd0) with ``scipy.integrate.solve_ivp``.
 
@@ -396,6 +397,7 @@ def simulate(chain: Chain, q0, qd0, t_span, tau=None, gravity=(0, 0, -9.81), rto
     tau : None, array_like (n,), or callable ``tau(t, q, qd) -> (n,)``
         Joint torques/forces (default zero: a free chain under gravity).
     gravity : array_like, shape (3,)
+        Required (no default: gravity is never assumed).
     rtol, atol : float
     t_eval : array_like, optional
         Sample times (default: the integrator's steps).
@@ -414,7 +416,7 @@ def simulate(chain: Chain, q0, qd0, t_span, tau=None, gravity=(0, 0, -9.81), rto
     """
     n = chain.n
     q0, qd0 = _numeric_vector(q0, chain, "q0"), _numeric_vector(qd0, chain, "qd0")
-    gravity_vector(gravity)
+    gravity_vector(gravity, "simulate")
     if tau is None:
         def torque(t, q, qd):
             return np.zeros(n)

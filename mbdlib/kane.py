@@ -80,7 +80,7 @@ def _path(chain: Chain):
     return lambda i: [*chain.ancestors(i), i]
 
 
-def kane_inverse_dynamics(chain: Chain, q, qd, qdd, gravity=(0, 0, -9.81), f_ext=None):
+def kane_inverse_dynamics(chain: Chain, q, qd, qdd, gravity=None, f_ext=None):
     """Inverse dynamics by the recursive Kane algorithm (Ma, Xu & Li 1988).
 
     Same inputs and result as :func:`mbdlib.newton_euler.rnea`, by a
@@ -91,6 +91,7 @@ def kane_inverse_dynamics(chain: Chain, q, qd, qdd, gravity=(0, 0, -9.81), f_ext
     chain : Chain
     q, qd, qdd : array_like, shape (n,)
     gravity : array_like, shape (3,)
+        Required (no default: gravity is never assumed).
         Gravitational acceleration, global components.
     f_ext : dict, optional
         ``{link: (F, M)}``: applied force at the centre of mass and moment,
@@ -111,7 +112,7 @@ def kane_inverse_dynamics(chain: Chain, q, qd, qdd, gravity=(0, 0, -9.81), f_ext
     5.0*cos(q1 + q2)
     """
     sym = bk.is_symbolic(q, qd, qdd, gravity) or chain.is_symbolic
-    g = gravity_vector(gravity)
+    g = gravity_vector(gravity, "kane_inverse_dynamics")
     loads = external_loads(chain, f_ext, sym)
     kin = forward_kinematics(chain, q, qd, qdd, base_acceleration=-g, symbolic=sym)  # base rises with g
     pv = partial_velocities(chain, q, symbolic=sym)
@@ -161,7 +162,7 @@ def _expand_collect(expr, products, expand: bool, trigsimp: bool):
     return func(expr) if func else expr
 
 
-def kane_equations(chain: Chain, gravity=(0, 0, -9.81), expand: bool = False,
+def kane_equations(chain: Chain, gravity=None, expand: bool = False,
                    trigsimp: bool = False) -> KaneEquations:
     """Symbolic equations of motion ``τ = M(q) q̈ + h(q, q̇) + G(q)`` by the recursive Kane algorithm.
 
@@ -170,6 +171,7 @@ def kane_equations(chain: Chain, gravity=(0, 0, -9.81), expand: bool = False,
     chain : Chain
         Numeric or symbolic parameters.
     gravity : array_like, shape (3,)
+        Required (no default: gravity is never assumed).
         Numbers or formulas, e.g. ``(0, 0, -sp.Symbol("g"))``.
     expand : bool
         Expand each entry and collect ``h`` per product q̇_a q̇_b: readable terms for two or three
@@ -201,7 +203,7 @@ def kane_equations(chain: Chain, gravity=(0, 0, -9.81), expand: bool = False,
     q = sp.symbols(f"q1:{n + 1}")
     qd = sp.symbols(f"qd1:{n + 1}")
     qdd = sp.symbols(f"qdd1:{n + 1}")
-    g = gravity_vector(gravity)
+    g = gravity_vector(gravity, "kane_equations")
     zeros = [0] * n
     no_loads = external_loads(chain, None, True)
     pv = partial_velocities(chain, q, symbolic=True)

@@ -389,7 +389,7 @@ def closed_partial_velocities(cc: ClosedChain, rates: ClosedRates):
     return omega, v_c
 
 
-def closed_kane_inverse_dynamics(cc: ClosedChain, q, qd, qdd, theta_p, gravity=(0, 0, -9.81), f_ext=None,
+def closed_kane_inverse_dynamics(cc: ClosedChain, q, qd, qdd, theta_p, gravity=None, f_ext=None,
                                  simplify=None):
     """Actuator forces of the active joints by the recursive Kane algorithm, loop kept closed.
 
@@ -402,6 +402,7 @@ def closed_kane_inverse_dynamics(cc: ClosedChain, q, qd, qdd, theta_p, gravity=(
         Passive tree coordinates closing the loop at ``q`` (e.g. from
         :func:`solve_passive`); formulas or symbols in symbolic mode.
     gravity : array_like, shape (3,)
+        Required (no default: gravity is never assumed).
     f_ext : dict, optional
         ``{link: (F, M)}`` at the centres of mass, global components.
     simplify : callable, optional
@@ -429,7 +430,7 @@ def closed_kane_inverse_dynamics(cc: ClosedChain, q, qd, qdd, theta_p, gravity=(
     array([20.,  0.])
     """
     sym = bk.is_symbolic(q, qd, qdd, theta_p, gravity) or cc.chain.is_symbolic
-    g = gravity_vector(gravity)
+    g = gravity_vector(gravity, "closed_kane_inverse_dynamics")
     rates = closed_rates(cc, q, qd, qdd, theta_p, simplify)
     kin = forward_kinematics(cc.chain, rates.theta, rates.thetad, rates.thetadd, base_acceleration=-g,
                              symbolic=sym)                    # the base rises with g (Ma, Xu & Li 1988)
@@ -459,7 +460,7 @@ class ClosedKaneEquations(KaneEquations):
     theta_p: tuple
 
 
-def closed_kane_equations(cc: ClosedChain, theta_p, gravity=(0, 0, -9.81), f_ext=None, q=None,
+def closed_kane_equations(cc: ClosedChain, theta_p, gravity=None, f_ext=None, q=None,
                           simplify=None, final=None) -> ClosedKaneEquations:
     """Symbolic ``τ = M(q) q̈ + h(q, q̇) + G(q)`` of a closed chain by the recursive Kane algorithm.
 
@@ -493,5 +494,6 @@ def closed_kane_equations(cc: ClosedChain, theta_p, gravity=(0, 0, -9.81), f_ext
     zeros = [0] * n
     M = entrywise(closed_mass_matrix(cc, q, theta_p, simplify), final)
     h = entrywise(closed_kane_inverse_dynamics(cc, q, qd, zeros, theta_p, (0, 0, 0), None, simplify), final)
+    gravity = gravity_vector(gravity, "closed_kane_equations")
     G = entrywise(closed_kane_inverse_dynamics(cc, q, zeros, zeros, theta_p, gravity, f_ext, simplify), final)
     return ClosedKaneEquations(M, h, G, q, qd, qdd, theta_p)

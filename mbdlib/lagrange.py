@@ -31,6 +31,7 @@ import sympy as sp
 from .chain import Chain
 from .dynamics import energy, lambdify_matrix
 from .errors import ModelError
+from .newton_euler import gravity_vector
 
 __all__ = ["lagrange_equations", "LagrangeEquations", "NumericEquations", "check_skew"]
 
@@ -95,7 +96,7 @@ def _tidy(x, simplify: bool):
     return sp.trigsimp(sp.expand(x)) if simplify else x
 
 
-def lagrange_equations(chain: Chain, gravity=(0, 0, -9.81), simplify: bool = False) -> LagrangeEquations:
+def lagrange_equations(chain: Chain, gravity=None, simplify: bool = False) -> LagrangeEquations:
     """Equations of motion of a chain from its kinetic and potential energy.
 
     Parameters
@@ -103,6 +104,7 @@ def lagrange_equations(chain: Chain, gravity=(0, 0, -9.81), simplify: bool = Fal
     chain : Chain
         Numeric or symbolic parameters.
     gravity : array_like, shape (3,)
+        Required (no default: gravity is never assumed).
         Numbers or formulas (global components).
     simplify : bool
         Expand and trig-simplify T, V and each entry of M, C, G (readable
@@ -127,6 +129,7 @@ def lagrange_equations(chain: Chain, gravity=(0, 0, -9.81), simplify: bool = Fal
     q = sp.symbols(f"q1:{n + 1}")
     qd = sp.symbols(f"qd1:{n + 1}")
     qdd = sp.symbols(f"qdd1:{n + 1}")
+    gravity = gravity_vector(gravity, "lagrange_equations")
     T, V = energy(chain, q, qd, gravity)         # T = ½ Σ (m v_C·v_C + ω·I ω),  V = −Σ m g·r_C
     T, V = _tidy(sp.sympify(T), simplify), _tidy(sp.sympify(V), simplify)
 
@@ -174,7 +177,7 @@ def check_skew(M, C, q, qd, points=None, tol: float = 1e-9, seed: int = 0) -> bo
 
     Examples
     --------
-    >>> eq = lagrange_equations(Chain.planar([1, 1]))
+    >>> eq = lagrange_equations(Chain.planar([1, 1]), gravity=(0, -9.81, 0))
     >>> check_skew(eq.M, eq.C, eq.q, eq.qd), check_skew(eq.M, 2 * eq.C, eq.q, eq.qd, points=5)
     (True, False)
     """

@@ -54,16 +54,27 @@ __all__ = ["newton_euler_body", "rnea", "JointReactions"]
 
 
 # ----------------------------------------------------------------- input checks shared by the dynamics
-def gravity_vector(gravity):
+def gravity_vector(gravity, who: str = "this function"):
     """Validate ``gravity`` (3 numbers or formulas, global components) and return it.
+
+    Gravity is never assumed: ``None`` (the default of every function that takes it) is an error
+    that says what to pass.
 
     >>> gravity_vector((0, 0, -9.81))
     array([ 0.  ,  0.  , -9.81])
+    >>> gravity_vector(None, "rnea")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    mbdlib.errors.ModelError: rnea: give gravity=, the gravitational acceleration ... (0, 0, 0) for none
     >>> gravity_vector(-9.81)
     Traceback (most recent call last):
     ...
     mbdlib.errors.ShapeError: gravity must be a 3-vector in global components such as (0, 0, -9.81), got -9.81
     """
+    if gravity is None:
+        raise ModelError(f"{who}: give gravity=, the gravitational acceleration in global components: "
+                         "(0, 0, -9.81) for the Earth along -z, (0, -9.81, 0) for a planar chain in the x-y "
+                         "plane, (0, 0, 0) for none")
     try:
         g = bk.vector(gravity, 3, name="gravity")
     except ShapeError:
@@ -195,7 +206,7 @@ def _rows(vectors, symbolic: bool):
     return np.array(vectors, dtype=float).reshape(len(vectors), 3)
 
 
-def rnea(chain: Chain, q, qd, qdd, gravity=(0, 0, -9.81), f_ext=None, return_reactions: bool = False):
+def rnea(chain: Chain, q, qd, qdd, gravity=None, f_ext=None, return_reactions: bool = False):
     """Inverse dynamics by the recursive Newton-Euler algorithm: τ = ID(q, q̇, q̈).
 
     Parameters
@@ -205,6 +216,7 @@ def rnea(chain: Chain, q, qd, qdd, gravity=(0, 0, -9.81), f_ext=None, return_rea
     q, qd, qdd : array_like, shape (n,)
         Joint coordinates, rates and accelerations.
     gravity : array_like, shape (3,)
+        Required (no default: gravity is never assumed).
         Gravitational acceleration, global components (m/s²).
     f_ext : dict, optional
         Applied loads ``{link: (F, M)}``: force at the centre of mass and
@@ -231,7 +243,7 @@ def rnea(chain: Chain, q, qd, qdd, gravity=(0, 0, -9.81), f_ext=None, return_rea
     array([[ 0.  , 19.62,  0.  ]])
     """
     sym = bk.is_symbolic(q, qd, qdd, gravity) or chain.is_symbolic
-    g = gravity_vector(gravity)
+    g = gravity_vector(gravity, "rnea")
     loads = external_loads(chain, f_ext, sym)
     # outward pass (Ma, Xu & Li 1988): the base accelerates upwards with g
     kin = forward_kinematics(chain, q, qd, qdd, base_acceleration=-g, symbolic=sym)

@@ -26,7 +26,8 @@ def tip_error(res, coordinates, N):
 @pytest.mark.parametrize("N", [1, 2, 7])
 def test_n_fourbar_model_is_the_benchmark(N):
     """N + 1 cranks and N couplers, assembled at the start state, one DOF, the three sets agree."""
-    models = {c: mechanism("n_fourbar", coordinates=c, N=N) for c in ("cartesian", "relative", "mixed")}
+    models = {c: mechanism("n_fourbar", coordinates=c, N=N, gravity=(0.0, -9.81))
+              for c in ("cartesian", "relative", "mixed")}
     cart = models["cartesian"]
     assert cart.n == 3 * (2 * N + 1) and len(cart.phi(cart.q0)) == 2 * (3 * N + 1)   # 3N + 1 pins
     assert cart.dof_report().dof == 1
@@ -44,18 +45,18 @@ def test_exact_solution_keeps_the_full_models_energy():
     """θ(t) of the 1-DOF equation put into the Cartesian model: its energy stays that of the start."""
     N, t = 3, np.linspace(0.0, 5.0, 41)
     theta, rate = n_fourbar_exact(N, t)
-    model = mechanism("n_fourbar", N=N)
+    model = mechanism("n_fourbar", N=N, gravity=(0.0, -9.81))
     E0 = model.energy(model.q0, model.qd0)
     for th, w in zip(theta, rate, strict=True):
-        m = mechanism("n_fourbar", N=N, theta=th, omega=w)
+        m = mechanism("n_fourbar", N=N, theta=th, omega=w, gravity=(0.0, -9.81))
         assert m.energy(m.q_guess(), m.qd_guess()) == pytest.approx(E0, rel=1e-9)
 
 
 def test_n_fourbar_bad_input():
     with pytest.raises(ModelError, match="N must be a positive whole number"):
-        mechanism("n_fourbar", N=0)
+        mechanism("n_fourbar", N=0, gravity=(0.0, -9.81))
     with pytest.raises(ModelError, match="unknown parameters"):
-        mechanism("n_fourbar", N=2, length=2.0)
+        mechanism("n_fourbar", N=2, length=2.0, gravity=(0.0, -9.81))
 
 
 # ----------------------------------------------------------------- vectorized and sparse equations
@@ -70,7 +71,7 @@ def _joint_by_joint(model, q, qd):
 
 @pytest.mark.parametrize("name", ["n_fourbar", "slider_crank", "fourbar"])
 def test_vectorized_equations_equal_the_joint_loop(name):
-    model = mechanism(name, coordinates="cartesian")
+    model = mechanism(name, coordinates="cartesian", gravity=(0.0, -9.81))
     rng = np.random.default_rng(14)
     for _ in range(5):
         q = model.q0 + rng.normal(scale=0.3, size=model.n)
@@ -85,7 +86,7 @@ def test_vectorized_equations_equal_the_joint_loop(name):
 
 
 def test_sparse_jacobian_has_six_entries_per_joint_row_at_most():
-    model = mechanism("n_fourbar", N=10)
+    model = mechanism("n_fourbar", N=10, gravity=(0.0, -9.81))
     J = model.phi_q_sparse(model.q0)
     assert J.shape == (model.n - 1, model.n) and np.diff(J.indptr).max() <= 4
     # 4 per row between two bodies (x, φ of each), 2 per row to the ground
@@ -96,7 +97,7 @@ def test_sparse_jacobian_has_six_entries_per_joint_row_at_most():
 def test_banded_solves_equal_the_dense_ones(N):
     """The band factorization of S = Φ_q M⁻¹ Φ_qᵀ (reverse Cuthill–McKee order) against dense algebra:
     accelerations and multipliers from the KKT matrix itself, and the two projections."""
-    model = mechanism("n_fourbar", N=N)
+    model = mechanism("n_fourbar", N=N, gravity=(0.0, -9.81))
     bs = model.banded_schur()
     assert bs is not None and bs.kd <= 5                         # a band of width 11, whatever N
     rng = np.random.default_rng(N)
@@ -119,8 +120,8 @@ def test_banded_solves_equal_the_dense_ones(N):
 
 def test_banded_schur_is_not_offered_when_it_does_not_apply():
     """Joints other than revolute ones (their rows are evaluated one by one) keep the dense path."""
-    assert mechanism("slider_crank").banded_schur() is None
-    model = mechanism("fourbar")
+    assert mechanism("slider_crank", gravity=(0.0, -9.81)).banded_schur() is None
+    model = mechanism("fourbar", gravity=(0.0, -9.81))
     assert model.banded_schur() is not None
     model.add_distance("crank", "rocker", length=1.0, name="extra")
     assert model.banded_schur() is None
@@ -128,7 +129,7 @@ def test_banded_schur_is_not_offered_when_it_does_not_apply():
 
 def test_adding_a_joint_after_evaluation_is_seen():
     """The index arrays are rebuilt when a joint or body is added after a first evaluation."""
-    model = mechanism("fourbar")
+    model = mechanism("fourbar", gravity=(0.0, -9.81))
     before = model.phi(model.q_guess()).size
     model.add_distance("crank", "rocker", length=1.0, name="extra")
     assert model.phi(model.q_guess()).size == model.phi_q(model.q_guess()).shape[0] == before + 1
@@ -138,7 +139,7 @@ def test_adding_a_joint_after_evaluation_is_seen():
 @pytest.mark.parametrize("N, coordinates", [(2, "cartesian"), (5, "cartesian"), (2, "mixed"), (5, "mixed")])
 def test_a02_projection_meets_the_benchmark(N, coordinates):
     """Defaults of method="projection": the first crank tip within 1e-3 m of the exact motion for 20 s."""
-    model = mechanism("n_fourbar", coordinates=coordinates, N=N)
+    model = mechanism("n_fourbar", coordinates=coordinates, N=N, gravity=(0.0, -9.81))
     res = dae.simulate(model, 20.0, method="projection")
     assert tip_error(res, coordinates, N) < 1e-3
     assert res.violation.max() < 1e-9
@@ -150,7 +151,7 @@ def test_a02_relative_coordinates_refuse_at_the_singular_pose():
     (Integrating through would jump to the other branch of the linkage: with a looser singularity
     limit, the tip error was 1.7 m.)
     """
-    model = mechanism("n_fourbar", coordinates="relative", N=2)
+    model = mechanism("n_fourbar", coordinates="relative", N=2, gravity=(0.0, -9.81))
     with pytest.raises(SingularityError) as info:
         dae.simulate(model, 20.0, method="projection")
     text = str(info.value)
@@ -162,7 +163,7 @@ def test_a02_projection_with_damping_passes_the_flat_pose(N):
     """singular="damp": the damped least-squares solve where S loses rank carries the projection method
     through the flat pose in Cartesian coordinates, on the benchmark's branch (N = 40 stops with
     singular="stop")."""
-    model = mechanism("n_fourbar", N=N)
+    model = mechanism("n_fourbar", N=N, gravity=(0.0, -9.81))
     if N == 40:
         with pytest.raises(SingularityError, match="numerical rank 202"):
             dae.simulate(model, 20.0)
@@ -176,27 +177,27 @@ def test_a02_projection_with_damping_passes_the_flat_pose(N):
 def test_damping_refuses_when_the_projection_has_to_change_the_energy():
     """In relative coordinates the damped passage lands off the benchmark's branch (0.5 m without the
     check): the projection after it changes the energy, and the run stops with the reason."""
-    model = mechanism("n_fourbar", coordinates="relative", N=2)
+    model = mechanism("n_fourbar", coordinates="relative", N=2, gravity=(0.0, -9.81))
     with pytest.raises(SingularityError, match="changed the energy by .* may have left the branch"):
         dae.simulate(model, 20.0, singular="damp")
 
 
 def test_damping_does_not_hide_redundant_constraints():
     """A redundant joint makes S singular at the start: singular="damp" stops there as "stop" does."""
-    model = mechanism("fourbar")
+    model = mechanism("fourbar", gravity=(0.0, -9.81))
     model.add_revolute("crank", "coupler", (0.3, 0.0), (-1.0, 0.0), name="A twice")      # joint A again
     with pytest.raises(SingularityError, match=r"at t = 0: .* dependent here: \['revolute A twice x'"):
         dae.simulate(model, 1.0, singular="damp")
     with pytest.raises(MbdError, match="unknown singular='pass'"):
-        dae.simulate(mechanism("fourbar"), 1.0, singular="pass")
+        dae.simulate(mechanism("fourbar", gravity=(0.0, -9.81)), 1.0, singular="pass")
     with pytest.raises(MbdError, match="with method='projection' only"):
-        dae.simulate(mechanism("fourbar"), 1.0, method="baumgarte", singular="damp")
+        dae.simulate(mechanism("fourbar", gravity=(0.0, -9.81)), 1.0, method="baumgarte", singular="damp")
 
 
 def test_singular_pose_is_diagnosed_with_the_rows_that_become_dependent():
     """All bars horizontal: Φ_q loses one rank per loop there, and the message says so (never full rank)."""
     N = 3
-    model = mechanism("n_fourbar", N=N, theta=0.0, omega=1.0)
+    model = mechanism("n_fourbar", N=N, theta=0.0, omega=1.0, gravity=(0.0, -9.81))
     q, qd = model.q_guess(), model.qd_guess()
     assert np.abs(model.phi(q)).max() < 1e-12
     assert np.linalg.matrix_rank(model.phi_q(q)) == model.n - 1 - N       # one per loop
@@ -210,7 +211,7 @@ def test_singular_pose_is_diagnosed_with_the_rows_that_become_dependent():
     assert named.count("revolute") == N
     # near (not at) the flat pose the same test: rank deficient in the message whenever it raises
     for theta in (1e-7, 1e-6, 1e-5, 1e-3):
-        near = mechanism("n_fourbar", N=N, theta=theta, omega=1.0)
+        near = mechanism("n_fourbar", N=N, theta=theta, omega=1.0, gravity=(0.0, -9.81))
         try:
             dae.accelerations(near, 0.0, near.q_guess(), near.qd_guess())
         except SingularityError as exc:
@@ -225,7 +226,7 @@ def test_augmented_lagrangian_is_second_order(coordinates):
     (With the mass matrix of the last step in the equilibrium of the next, relative and mixed coordinates
     were first order.)
     """
-    model = mechanism("double_pendulum", coordinates=coordinates)
+    model = mechanism("double_pendulum", coordinates=coordinates, gravity=(0.0, -9.81))
     t_eval = np.linspace(0.0, 1.0, 11)
     ref = dae.simulate(model, 1.0, method="projection", rtol=1e-12, atol=1e-12, t_eval=t_eval)
     errors = [np.abs(dae.simulate(model, 1.0, method="augmented_lagrangian", dt=dt, t_eval=t_eval).q
@@ -236,7 +237,7 @@ def test_augmented_lagrangian_is_second_order(coordinates):
 
 def test_augmented_lagrangian_keeps_its_multiplier_through_the_flat_pose():
     """A02, N = 2, three flat poses in 3 s: the weak directions' multiplier is kept (not zeroed)."""
-    model = mechanism("n_fourbar", N=2)
+    model = mechanism("n_fourbar", N=2, gravity=(0.0, -9.81))
     res = dae.simulate(model, 3.0, method="augmented_lagrangian")
     theta, _ = n_fourbar_exact(2, res.t)
     assert (np.diff(np.sign(np.cos(theta))) != 0).sum() >= 3                 # flat poses passed
@@ -246,6 +247,6 @@ def test_augmented_lagrangian_keeps_its_multiplier_through_the_flat_pose():
 @pytest.mark.parametrize("coordinates", ["cartesian", "relative"])
 def test_a02_augmented_lagrangian_defaults_meet_the_benchmark(coordinates):
     """The augmented Lagrangian with its defaults (dt = 5e-4 s) passes the flat pose ~30 times in 20 s."""
-    model = mechanism("n_fourbar", coordinates=coordinates, N=2)
+    model = mechanism("n_fourbar", coordinates=coordinates, N=2, gravity=(0.0, -9.81))
     res = dae.simulate(model, 20.0, method="augmented_lagrangian")
     assert tip_error(res, coordinates, 2) < 1e-3

@@ -11,7 +11,7 @@ from mbdlib.errors import ModelError, ShapeError
 
 @pytest.mark.parametrize("coords", COORDINATE_SETS)
 def test_kkt_blocks_and_solution(coords):
-    m = mechanism("fourbar", coordinates=coords)
+    m = mechanism("fourbar", coordinates=coords, gravity=(0.0, -9.81))
     s = assemble_system(m)
     n, r = s.n, s.m + s.k
     assert s.K.shape == (n + r, n + r) and s.rhs.shape == (n + r,)
@@ -30,8 +30,8 @@ def test_kkt_blocks_and_solution(coords):
 
 
 def test_sparsity_patterns_follow_the_coordinate_choice():
-    cart = assemble_system(mechanism("fourbar", coordinates="cartesian"))
-    rel = assemble_system(mechanism("fourbar", coordinates="relative"))
+    cart = assemble_system(mechanism("fourbar", coordinates="cartesian", gravity=(0.0, -9.81)))
+    rel = assemble_system(mechanism("fourbar", coordinates="relative", gravity=(0.0, -9.81)))
     # Cartesian: M = diag(m, m, J) per body; relative: every body moves with the crank angle: dense
     np.testing.assert_array_equal(cart.patterns["M"], np.eye(9, dtype=bool))
     assert rel.patterns["M"].all()
@@ -46,8 +46,8 @@ def test_sparsity_patterns_follow_the_coordinate_choice():
 
 def test_the_6r_arm_counts_of_document_001():
     """6 relative coordinates; 42 Cartesian coordinates (7 bodies × 6) with 36 constraints; DOF 6."""
-    rel = model_report(mechanism("arm6r", coordinates="relative"), timing=False)
-    cart = model_report(mechanism("arm6r", coordinates="cartesian"))
+    rel = model_report(mechanism("arm6r", coordinates="relative", gravity=(0, 0, -9.81)), timing=False)
+    cart = model_report(mechanism("arm6r", coordinates="cartesian", gravity=(0, 0, -9.81)))
     assert (rel.coordinates, rel.constraints, rel.dof) == (6, 0, 6)
     assert (cart.coordinates_6, cart.constraints_6, cart.dof) == (7 * 6, 6 + 6 * 5, 6)
     assert (cart.coordinates, cart.constraints, cart.rank) == (7 * 7, 6 + 6 * 5 + 7, 43)
@@ -56,12 +56,13 @@ def test_the_6r_arm_counts_of_document_001():
 
 @pytest.mark.parametrize("name, dof", [("double_pendulum", 2), ("slider_crank", 1), ("fourbar", 1)])
 def test_report_dof_and_rank_for_known_mobility(name, dof):
-    table = compare_models({c: mechanism(name, coordinates=c) for c in COORDINATE_SETS}, repeats=3)
+    table = compare_models({c: mechanism(name, coordinates=c, gravity=(0.0, -9.81)) for c in COORDINATE_SETS},
+                           repeats=3)
     for row in table.rows:
         assert row.dof == dof and row.rank == row.constraints == row.coordinates - dof
         assert row.rhs_time > 0
         assert row.flops == dense_flops(row.coordinates, row.constraints)
-    cart = mechanism(name, coordinates="cartesian").dof_report()
+    cart = mechanism(name, coordinates="cartesian", gravity=(0.0, -9.81)).dof_report()
     assert (table["cartesian"].rank, table["cartesian"].dof) == (cart.rank, cart.dof)
 
 
@@ -72,7 +73,8 @@ def test_dense_flops_leading_terms():
 
 
 def test_tables_text_and_html():
-    table = compare_models([mechanism("slider_crank", coordinates=c) for c in ("cartesian", "relative")],
+    table = compare_models([mechanism("slider_crank", coordinates=c, gravity=(0.0, -9.81))
+                            for c in ("cartesian", "relative")],
                            timing=False)
     text = str(table)
     lines = text.splitlines()

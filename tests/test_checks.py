@@ -62,7 +62,7 @@ def parallelogram(extra_link=True):
 @pytest.mark.parametrize("name, grubler", [("slider_crank", 3 * 3 - 2 * 4), ("fourbar", 3 * 3 - 2 * 4)])
 def test_correct_planar_mechanisms_pass_and_dof_is_grueblers_count(name, grubler):
     # Grübler by hand: 3 moving bodies × 3 coordinates − 4 joints × 2 equations (revolutes, a prismatic)
-    model = mechanism(name, coordinates="cartesian")
+    model = mechanism(name, coordinates="cartesian", gravity=(0.0, -9.81))
     report = check_model(model, expected_dof=grubler)
     assert report.ok and not report.warnings, str(report)
     assert report["dof"].status == "pass"
@@ -71,7 +71,7 @@ def test_correct_planar_mechanisms_pass_and_dof_is_grueblers_count(name, grubler
 
 
 def test_relative_coordinates_system_protocol_passes():
-    report = check_model(mechanism("fourbar", coordinates="relative"), expected_dof=1)
+    report = check_model(mechanism("fourbar", coordinates="relative", gravity=(0.0, -9.81)), expected_dof=1)
     assert report.ok and not report.warnings, str(report)
     assert report["dof"].values == dict(coordinates=3, constraints=2, rank=2, dof=1, grubler=1, expected=1)
 
@@ -253,7 +253,7 @@ def test_gravity_argument_that_contradicts_the_model_warns():
 
 # ----------------------------------------------------------------- independent cross-checks of numbers
 def test_condition_number_is_numpys():
-    model = mechanism("slider_crank", coordinates="cartesian")
+    model = mechanism("slider_crank", coordinates="cartesian", gravity=(0.0, -9.81))
     item = check_model(model, small_displacement=False)["mass_matrix"]
     # M by hand: diag(m, m, m r²/12 ...) of crank (1 kg, 0.3 m), rod (2 kg, 1 m), slider (1.5 kg, 0.01)
     M = np.diag([1.0, 1.0, 0.09 / 12, 2.0, 2.0, 2.0 / 12, 1.5, 1.5, 0.01])
@@ -262,7 +262,7 @@ def test_condition_number_is_numpys():
 
 
 def test_energy_error_recomputed_from_the_trajectory():
-    m = mechanism("fourbar", coordinates="cartesian")
+    m = mechanism("fourbar", coordinates="cartesian", gravity=(0.0, -9.81))
     result = m.simulate(1.0, method="none", rtol=1e-6, atol=1e-6)
     report = check_simulation(m, result)
     E = np.array([m.energy(q, qd) for q, qd in zip(result.q, result.qd, strict=True)])

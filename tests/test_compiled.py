@@ -70,7 +70,7 @@ def test_compiled_jacobian_and_gamma_obey_calculus(pair):
 
 
 def test_compiled_model_simulates_the_same_trajectory():
-    model = mechanism("slider_crank", coordinates="cartesian")
+    model = mechanism("slider_crank", coordinates="cartesian", gravity=(0.0, -9.81))
     fast = model.compiled()
     assert isinstance(fast, CompiledPlanarModel)
     t_eval = np.linspace(0, 0.5, 6)

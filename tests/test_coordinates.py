@@ -25,14 +25,14 @@ rates = st.floats(-5.0, 5.0)
 
 
 def models(name, **params):
-    return {c: mechanism(name, coordinates=c, **params) for c in COORDINATE_SETS}
+    return {c: mechanism(name, coordinates=c, gravity=(0.0, -9.81), **params) for c in COORDINATE_SETS}
 
 
 # ------------------------------------------------------------------ tree kinematics
 @pytest.mark.parametrize("name", PLANAR)
 @pytest.mark.parametrize("coords", ["relative", "mixed"])
 def test_jacobian_and_velocity_product_match_finite_differences(name, coords):
-    m = mechanism(name, coordinates=coords)
+    m = mechanism(name, coordinates=coords, gravity=(0.0, -9.81))
     rng = np.random.default_rng(1)
     q = m.q0 + 0.3 * rng.standard_normal(m.n)          # any q: the tree map needs no closure
     qd = rng.standard_normal(m.n)
@@ -49,7 +49,7 @@ def test_jacobian_and_velocity_product_match_finite_differences(name, coords):
 @pytest.mark.parametrize("name", ["slider_crank", "fourbar"])
 @pytest.mark.parametrize("coords", ["relative", "mixed"])
 def test_cut_joint_jacobian_and_gamma_match_finite_differences(name, coords):
-    m = mechanism(name, coordinates=coords)
+    m = mechanism(name, coordinates=coords, gravity=(0.0, -9.81))
     rng = np.random.default_rng(2)
     q, qd = m.q0 + 0.2 * rng.standard_normal(m.n), rng.standard_normal(m.n)
     h = 1e-6
@@ -65,7 +65,7 @@ def test_cut_joint_jacobian_and_gamma_match_finite_differences(name, coords):
 @given(angles, angles, rates, rates)
 def test_relative_double_pendulum_equals_chain_planar_and_closed_form(t1, t2, w1, w2):
     L1, L2, m1, m2, g = 0.8, 1.3, 1.5, 0.7, 9.81
-    m = mechanism("double_pendulum", coordinates="relative", L1=L1, L2=L2, m1=m1, m2=m2)
+    m = mechanism("double_pendulum", coordinates="relative", L1=L1, L2=L2, m1=m1, m2=m2, gravity=(0.0, -9.81))
     chain = Chain.planar([L1, L2], [m1, m2])
     q, qd = np.array([t1, t2]), np.array([w1, w2])
     M = m.M(q)
@@ -142,7 +142,7 @@ def test_identical_trajectories_in_the_three_coordinate_sets(name):
 @pytest.mark.parametrize("name", PLANAR)
 @pytest.mark.parametrize("coords", COORDINATE_SETS)
 def test_dof_by_rank_is_the_known_mobility(name, coords):
-    m = mechanism(name, coordinates=coords)
+    m = mechanism(name, coordinates=coords, gravity=(0.0, -9.81))
     J = m.phi_q(m.q0)
     assert m.n - np.linalg.matrix_rank(J) == MOBILITY[name]
     if coords == "cartesian":
@@ -150,7 +150,8 @@ def test_dof_by_rank_is_the_known_mobility(name, coords):
 
 
 def test_body_states_of_the_double_pendulum_in_line():
-    m = mechanism("double_pendulum", coordinates="mixed", phi1=0.0, phi2=0.0, omega1=1.0, omega2=1.0)
+    m = mechanism("double_pendulum", coordinates="mixed", phi1=0.0, phi2=0.0, omega1=1.0, omega2=1.0,
+                  gravity=(0.0, -9.81))
     s = body_states(m, m.q0, m.qd0)
     np.testing.assert_allclose(s["link2"][0], [1.5, 0.0, 0.0], atol=1e-12)
     np.testing.assert_allclose(s["link2"][1], [0.0, 1.5, 1.0], atol=1e-12)   # v = ω × r
@@ -159,18 +160,18 @@ def test_body_states_of_the_double_pendulum_in_line():
 # ------------------------------------------------------------------ bad input
 def test_bad_input_gives_clear_errors():
     with pytest.raises(ModelError, match="unknown mechanism"):
-        mechanism("threebar")
+        mechanism("threebar", gravity=(0.0, -9.81))
     with pytest.raises(ModelError, match="coordinates must be one of"):
-        mechanism("fourbar", coordinates="natural")
+        mechanism("fourbar", coordinates="natural", gravity=(0.0, -9.81))
     with pytest.raises(ModelError, match="unknown parameters.*'L'"):
-        mechanism("fourbar", L=1.0)
+        mechanism("fourbar", L=1.0, gravity=(0.0, -9.81))
     with pytest.raises(ModelError, match="6R arm comes in"):
-        mechanism("arm6r", coordinates="mixed")
+        mechanism("arm6r", coordinates="mixed", gravity=(0, 0, -9.81))
     with pytest.raises(ModelError, match="0 < r < l"):
-        mechanism("slider_crank", r=2.0, l=1.0)
+        mechanism("slider_crank", r=2.0, l=1.0, gravity=(0.0, -9.81))
     with pytest.raises(ModelError, match="cannot close"):
-        mechanism("fourbar", a=0.5, b=0.5, c=0.5, d=3.0)
-    m = RelativeModel()
+        mechanism("fourbar", a=0.5, b=0.5, c=0.5, d=3.0, gravity=(0.0, -9.81))
+    m = RelativeModel(gravity=(0.0, -9.81))
     with pytest.raises(ModelError, match="joint must be one of"):
         m.add_body("a", 1.0, 1.0, joint="spherical")
     with pytest.raises(ModelError, match="unknown body 'nowhere'"):
@@ -189,10 +190,11 @@ def test_bad_input_gives_clear_errors():
 
 
 def test_convert_refuses_different_mechanisms():
-    four = mechanism("fourbar", coordinates="relative")
+    four = mechanism("fourbar", coordinates="relative", gravity=(0.0, -9.81))
     with pytest.raises(ModelError, match="no pose given for bodies"):
-        convert(four.q0, four.qd0, four, mechanism("slider_crank", coordinates="relative"))
-    longer = mechanism("fourbar", coordinates="relative", c=1.6)
+        convert(four.q0, four.qd0, four,
+                mechanism("slider_crank", coordinates="relative", gravity=(0.0, -9.81)))
+    longer = mechanism("fourbar", coordinates="relative", c=1.6, gravity=(0.0, -9.81))
     with pytest.raises(ModelError, match="do not describe the same mechanism"):
         convert(four.q0, four.qd0, four, longer)
     with pytest.raises(ModelError, match="PlanarModel or a RelativeModel"):

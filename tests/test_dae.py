@@ -485,7 +485,7 @@ def test_planar_four_bar_projection_and_augmented_lagrangian_agree():
 def test_planar_redundant_parallelogram_names_its_joints():
     from mbdlib.planar import PlanarModel
 
-    m = PlanarModel()
+    m = PlanarModel(gravity=(0.0, -9.81))
     bars = [m.add_body(f"crank{k}", 1.0, 1 / 12, position=(x, 0.5), angle=np.pi / 2)
             for k, x in enumerate([0.0, 0.5, 1.0])]
     coupler = m.add_body("coupler", 1.0, 1 / 12, position=(0.5, 1.0))

@@ -72,7 +72,7 @@ def test_4_2_hand_counts_and_the_library_rank():
     assert table[:, 2].tolist() == [1] * 6  # Grübler: 3·3 - 2·4 = 1 for both mechanisms
     assert_correct("4.2", table)
     for i, (name, c) in enumerate((n, c) for n in PARTS for c in ("cartesian", "relative", "mixed")):
-        model = mechanism(name, coordinates=c)
+        model = mechanism(name, coordinates=c, gravity=(0.0, -9.81))
         J = model.phi_q(model.q0, 0.0)
         assert J.shape == tuple(table[i, :2][::-1]), (name, c)
         assert model.n - np.linalg.matrix_rank(J) == table[i, 2]
@@ -115,7 +115,8 @@ def test_4_3_loop_closes_at_the_library_state():
     phi = loop_complex()
     assert_correct("4.3", phi)
     assert_correct("4.3", -phi)
-    model = mechanism("slider_crank", coordinates="cartesian", r=0.3, l=1.0, theta=0.6, omega=2.0)
+    model = mechanism("slider_crank", coordinates="cartesian", r=0.3, l=1.0, theta=0.6, omega=2.0,
+                      gravity=(0.0, -9.81))
     q, qd = model.q0, model.qd0  # crank (x, y, φ), rod (x, y, φ), slider (x, y, φ)
     state = {theta: q[2], beta: q[5], s: q[6], r: 0.3, l: 1.0}
     np.testing.assert_allclose(np.array(phi.subs(state), dtype=float).ravel(), 0, atol=1e-12)
@@ -164,7 +165,7 @@ def test_4_4_pattern_by_sympy_and_finite_differences():
     assert P.shape == (8, 9)
     assert_correct("4.4", P)
     assert_correct("4.4", P.astype(bool).astype(float))
-    model = mechanism("fourbar", coordinates="cartesian", theta=0.7)
+    model = mechanism("fourbar", coordinates="cartesian", theta=0.7, gravity=(0.0, -9.81))
     J = fd_jacobian(model, model.q0)
     np.testing.assert_array_equal(np.abs(J) > 1e-8, P.astype(bool))
 
@@ -191,7 +192,7 @@ def test_4_4_mistakes():
 
 
 def test_4_5_nonzeros():
-    model = mechanism("fourbar", coordinates="cartesian")
+    model = mechanism("fourbar", coordinates="cartesian", gravity=(0.0, -9.81))
     masses = np.diag(model.M(model.q0))
     assert np.all(masses > 0)
     nnz_M = len(masses)  # diagonal, all positive
@@ -228,7 +229,8 @@ def test_4_6a_cut_joint_closes_at_the_library_state():
     Phi = loop6_complex()
     assert_correct("4.6a", Phi)
     assert_correct("4.6a", -Phi)
-    model = mechanism("slider_crank", coordinates="cartesian", r=0.3, l=1.0, theta=0.6, omega=2.0)
+    model = mechanism("slider_crank", coordinates="cartesian", r=0.3, l=1.0, theta=0.6, omega=2.0,
+                      gravity=(0.0, -9.81))
     x, xd = model.q0, model.qd0  # crank (x, y, φ), rod (x, y, φ), slider (x, y, φ)
     state = {theta: x[2], phi: x[5] - x[2], s: x[6], r: 0.3, l: 1.0}
     np.testing.assert_allclose(np.array(Phi.subs(state), dtype=float).ravel(), 0, atol=1e-12)
@@ -280,7 +282,8 @@ def e2(a):
 def cartesian_state(p):
     """The library's Cartesian slider-crank at the data p, and its state in (theta, phi, s)."""
     model = mechanism("slider_crank", coordinates="cartesian", r=p["r"], l=p["l"], m_crank=p["m1"],
-                      m_rod=p["m2"], m_slider=p["m3"], theta=p["theta"], omega=p.get("omega", 0.0))
+                      m_rod=p["m2"], m_slider=p["m3"], theta=p["theta"], omega=p.get("omega", 0.0),
+                      gravity=(0.0, -9.81))
     x, xd = model.q0, model.qd0
     return model, np.array([x[2], x[5] - x[2], x[6]]), np.array([xd[2], xd[5] - xd[2], xd[6]])
 

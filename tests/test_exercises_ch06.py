@@ -222,10 +222,10 @@ def test_model_answer_codes_become_hints():
         assert evaluate(ex, model_answer(ex, None)).verdict == "unanswered"
         assert_hint(ex, model_answer(ex, 42), "corrected model itself")
         assert_hint(ex, model_answer(ex, "model"), "corrected model itself")
-        renamed = PlanarModel()
+        renamed = PlanarModel(gravity=(0.0, -9.81))
         renamed.add_body("slider", mass=1.0, inertia=1.0)
         assert_hint(ex, model_answer(ex, renamed), "named 'crank', 'rod' and 'ram'")
-    broken = Broken()
+    broken = Broken(gravity=(0.0, -9.81))
     for name in ("crank", "rod", "ram"):
         broken.add_body(name, mass=1.0, inertia=1.0)
     assert_hint("6.2", model_answer("6.2", broken), "could not analyse")

@@ -54,7 +54,7 @@ def test_skew_symmetry_symbolic_two_links(double_pendulum):
 
 
 def test_skew_symmetry_numeric_spatial_arm():
-    eq = lagrange_equations(Chain.spatial_arm_example())            # 4 links, R R R P
+    eq = lagrange_equations(Chain.spatial_arm_example(), gravity=(0, 0, -9.81))            # 4 links, R R R P
     assert check_skew(eq.M, eq.C, eq.q, eq.qd, points=4)
     assert not check_skew(eq.M, 2 * eq.C, eq.q, eq.qd, points=4)   # (Cᵀ would pass: Ṁ = C + Cᵀ)
 
@@ -73,7 +73,7 @@ def test_lagrange_evaluated_equals_rnea(chain, g, data):
 def test_equations_match_euler_lagrange_operator():
     # build d/dt(∂L/∂q̇) − ∂L/∂q directly with sympy functions of time, from the returned T and V
     chain = Chain(links=Chain.spatial_arm_example().links[:3], name="3-link spatial arm")
-    eq = lagrange_equations(chain)
+    eq = lagrange_equations(chain, gravity=(0, 0, -9.81))
     t = sp.Symbol("t")
     qt = [sp.Function(f"x{i}")(t) for i in range(3)]
     to_t = {**dict(zip(eq.q, qt, strict=True)), **dict(zip(eq.qd, [x.diff(t) for x in qt], strict=True))}
@@ -87,7 +87,7 @@ def test_equations_match_euler_lagrange_operator():
     for k in range(3):
         el = sp.diff(sp.diff(Lt, qt[k].diff(t)), t) - sp.diff(Lt, qt[k])
         value = float(el.subs(at).subs(at_q))
-        assert value == pytest.approx(rnea(chain, q, qd, qdd)[k], rel=1e-10, abs=1e-10)
+        assert value == pytest.approx(rnea(chain, q, qd, qdd, gravity=(0, 0, -9.81))[k], rel=1e-10, abs=1e-10)
 
 
 def test_residual_and_numeric_parameters(double_pendulum):

@@ -100,13 +100,13 @@ def test_rnea_equals_kane_equals_mass_matrix_path(chain, g, data):
 def test_symbolic_rnea_equals_numeric():
     chain = Chain.spatial_arm_example()
     q, qd, qdd = (sp.symbols(f"{x}1:5") for x in ("q", "u", "w"))
-    tau = rnea(chain, q, qd, qdd)
+    tau = rnea(chain, q, qd, qdd, gravity=(0, 0, -9.81))
     assert isinstance(tau, sp.MatrixBase) and tau.shape == (4, 1)
     f = sp.lambdify([q, qd, qdd], tau)
     rng = np.random.default_rng(1)
     for _ in range(3):
         x = rng.uniform(-2, 2, (3, 4))
-        assert_close(np.ravel(f(*x)), rnea(chain, *x))
+        assert_close(np.ravel(f(*x)), rnea(chain, *x, gravity=(0, 0, -9.81)))
 
 
 @settings(max_examples=30, deadline=None)
@@ -163,18 +163,18 @@ def test_static_reactions_of_a_horizontal_arm():
 def test_bad_inputs_name_the_argument():
     arm = Chain.planar([1.0, 1.0])
     with pytest.raises(ShapeError, match=r"qd must have 2 components.*n = 2 joints"):
-        rnea(arm, [0, 0], [0, 0, 0], [0, 0])
+        rnea(arm, [0, 0], [0, 0, 0], [0, 0], gravity=(0, 0, -9.81))
     with pytest.raises(ShapeError, match=r"gravity must be a 3-vector"):
         rnea(arm, [0, 0], [0, 0], [0, 0], gravity=9.81)
     with pytest.raises(ShapeError, match="gravity must be finite"):
         rnea(arm, [0, 0], [0, 0], [0, 0], gravity=(0, np.nan, 0))
     with pytest.raises(ModelError, match=r"has no link 'link3'.*\['link1', 'link2'\]"):
-        rnea(arm, [0, 0], [0, 0], [0, 0], f_ext={"link3": ((0, 0, 1), (0, 0, 0))})
+        rnea(arm, [0, 0], [0, 0], [0, 0], f_ext={"link3": ((0, 0, 1), (0, 0, 0))}, gravity=(0, 0, -9.81))
     with pytest.raises(ModelError, match="n = 2"):
-        rnea(arm, [0, 0], [0, 0], [0, 0], f_ext={5: ((0, 0, 1), (0, 0, 0))})
+        rnea(arm, [0, 0], [0, 0], [0, 0], f_ext={5: ((0, 0, 1), (0, 0, 0))}, gravity=(0, 0, -9.81))
     with pytest.raises(ShapeError, match=r"f_ext\['link1'\] must be a pair \(F, M\)"):
-        rnea(arm, [0, 0], [0, 0], [0, 0], f_ext={"link1": (0, 0, 1)})
+        rnea(arm, [0, 0], [0, 0], [0, 0], f_ext={"link1": (0, 0, 1)}, gravity=(0, 0, -9.81))
     with pytest.raises(ShapeError, match=r"f_ext\['link1'\] moment must have 3 components"):
-        rnea(arm, [0, 0], [0, 0], [0, 0], f_ext={"link1": ((0, 0, 1), (0, 0))})
+        rnea(arm, [0, 0], [0, 0], [0, 0], f_ext={"link1": ((0, 0, 1), (0, 0))}, gravity=(0, 0, -9.81))
     with pytest.raises(ShapeError, match="f_ext must be a dict"):
-        rnea(arm, [0, 0], [0, 0], [0, 0], f_ext=np.zeros((2, 3)))
+        rnea(arm, [0, 0], [0, 0], [0, 0], f_ext=np.zeros((2, 3)), gravity=(0, 0, -9.81))

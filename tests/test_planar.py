@@ -35,7 +35,7 @@ def pendulum(phi=-pi / 2, omega=0.0, lc=0.5, mass=1.0, inertia=1 / 12):
 
 
 def double_pendulum():
-    m = PlanarModel()
+    m = PlanarModel(gravity=(0.0, -9.81))
     a = m.add_body("upper", 1.0, 0.1, position=(0.5, 0.0))
     b = m.add_body("lower", 1.0, 0.1, position=(1.5, 0.0))
     m.add_revolute(m.ground, a, (0, 0), (-0.5, 0))
@@ -52,7 +52,7 @@ def slider_x(theta):
 
 def slider_crank(theta=0.6, rough=0.0, speed=None):
     """Crank r from the origin, rod l, slider on the x axis; ``rough`` spoils the initial guess."""
-    m = PlanarModel()
+    m = PlanarModel(gravity=(0.0, -9.81))
     B = R_CRANK * np.array([np.cos(theta), np.sin(theta)])
     C = np.array([slider_x(theta), 0.0])
     beta = np.arctan2(*(C - B)[::-1])
@@ -71,7 +71,7 @@ def slider_crank(theta=0.6, rough=0.0, speed=None):
 def four_bar(a=2.0, b=0.8, c=2.0, d=1.5, theta=1.0, flat=False, middle=False):
     """Ground AD = a, crank AB = b, coupler BC = c, rocker DC = d; the guess is closed when the
     lengths make a parallelogram (b = d, a = c), else rough."""
-    m = PlanarModel()
+    m = PlanarModel(gravity=(0.0, -9.81))
     th = 0.0 if flat else theta
     u = np.array([np.cos(th), np.sin(th)])
     B, C = b * u, np.array([a, 0.0]) + d * u
@@ -300,7 +300,7 @@ def test_weld_makes_one_body_and_distance_driver_moves_it():
 
 # ----------------------------------------------------------------------------- bad input
 def test_bad_input_raises_clear_errors():
-    m = PlanarModel()
+    m = PlanarModel(gravity=(0.0, -9.81))
     a = m.add_body("a", 1.0, 0.1)
     with pytest.raises(ModelError, match="unknown body 'nope'; the bodies are: ground, a"):
         m.add_revolute(m.ground, "nope")
@@ -314,7 +314,7 @@ def test_bad_input_raises_clear_errors():
         m.add_revolute(a, a)
     with pytest.raises(ModelError, match="already exists"):
         m.add_body("a", 1.0, 0.1)
-    other = PlanarModel().add_body("a", 1.0, 0.1)
+    other = PlanarModel(gravity=(0.0, -9.81)).add_body("a", 1.0, 0.1)
     with pytest.raises(ModelError, match="body 'a' belongs to another model"):
         m.add_revolute(m.ground, other)
     with pytest.raises(ShapeError, match="gravity must have 2 components"):

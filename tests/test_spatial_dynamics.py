@@ -81,8 +81,8 @@ def test_top_off_steady_nutates_and_keeps_its_invariants():
 def test_6r_arm_cartesian_euler_parameters_equal_joint_coordinates():
     """The 6R arm released with joint rates under gravity: body poses from 49 Cartesian coordinates with
     43 constraints equal those of the 6 joint coordinates (forward dynamics by the recursions)."""
-    rel = mechanism("arm6r", coordinates="relative")
-    cart = mechanism("arm6r", coordinates="cartesian")
+    rel = mechanism("arm6r", coordinates="relative", gravity=(0, 0, -9.81))
+    cart = mechanism("arm6r", coordinates="cartesian", gravity=(0, 0, -9.81))
     assert cart.n == 49 and len(cart.labels) == 43
     qd0 = np.array([0.8, -0.5, 1.1, 2.0, -1.5, 3.0])
     fk = forward_kinematics(rel.chain, np.zeros(6), qd0)

@@ -65,8 +65,8 @@ def _round(a):
 # ------------------------------------------------------------------ 4.1 the 6R arm
 @cache
 def _arm_reports():
-    return (model_report(mechanism("arm6r", coordinates="relative"), timing=False),
-            model_report(mechanism("arm6r", coordinates="cartesian"), timing=False))
+    return (model_report(mechanism("arm6r", coordinates="relative", gravity=(0, 0, -9.81)), timing=False),
+            model_report(mechanism("arm6r", coordinates="cartesian", gravity=(0, 0, -9.81)), timing=False))
 
 
 def _arm():
@@ -119,7 +119,8 @@ register(
 # ------------------------------------------------------------------ 4.2 counts in three coordinate sets
 @cache
 def _planar_reports():
-    return [model_report(mechanism(name, coordinates=c), timing=False) for name in PLANAR for c in SETS]
+    return [model_report(mechanism(name, coordinates=c, gravity=(0.0, -9.81)), timing=False)
+            for name in PLANAR for c in SETS]
 
 
 def _counts():
@@ -236,7 +237,7 @@ register(
 # ------------------------------------------------------------------ 4.4, 4.5 sparsity, Cartesian four-bar
 @cache
 def _fourbar_system():
-    return assemble_system(mechanism("fourbar", coordinates="cartesian"))
+    return assemble_system(mechanism("fourbar", coordinates="cartesian", gravity=(0.0, -9.81)))
 
 
 def _pattern():

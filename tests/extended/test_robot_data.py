@@ -70,8 +70,8 @@ def test_load_real_robot(robot, n_arm):
     from mbdlib.newton_euler import rnea
     rng = np.random.default_rng(1)
     q = rng.uniform(-1, 1, chain.n) * np.where(np.array(kinds) == "revolute", 1.0, 0.02)
-    tau = rnea(chain, q, np.zeros(chain.n), np.zeros(chain.n))
+    tau = rnea(chain, q, np.zeros(chain.n), np.zeros(chain.n), gravity=(0, 0, -9.81))
     assert np.all(np.isfinite(tau))
     np.testing.assert_allclose(tau, gravity_torque_by_potential(chain, q), atol=1e-6)
-    tau = rnea(chain, q, rng.normal(size=chain.n), rng.normal(size=chain.n))
+    tau = rnea(chain, q, rng.normal(size=chain.n), rng.normal(size=chain.n), gravity=(0, 0, -9.81))
     assert tau.shape == (chain.n,) and np.all(np.isfinite(tau))
