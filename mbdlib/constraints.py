@@ -46,7 +46,7 @@ from ._backend import cos, is_symbolic, object_zeros, sin
 from .errors import ModelError, ShapeError, SingularityError
 
 __all__ = [
-    "Joint", "Revolute", "Translational", "PointOnLine", "Rigid", "Distance", "Gear", "RackPinion",
+    "Constraint", "Revolute", "Translational", "PointOnLine", "Rigid", "Distance", "Gear", "RackPinion",
     "CoordinateDriver", "RelativeAngleDriver", "DistanceDriver", "KnifeEdge", "Motion",
     "DofReport", "rank_analysis", "nearby_rank", "newton_solve",
 ]
@@ -130,7 +130,7 @@ def _unit2(x, name: str, joint: str):
 
 
 # --------------------------------------------------------------------------- base class
-class Joint:
+class Constraint:
     """A holonomic constraint ``Φ(q, t) = 0`` between the bodies in ``bodies``.
 
     Subclasses give the time-independent equations (``_equations``); drivers add a
@@ -209,7 +209,7 @@ class Joint:
 
 
 # --------------------------------------------------------------------------- joints
-class Revolute(Joint):
+class Revolute(Constraint):
     """Revolute (pin) joint: ``Φ = r_i + A_i s'_i - r_j - A_j s'_j = 0`` (2 equations; Haug 1989, §3.3).
 
     >>> j = Revolute("pin", ("ground", "crank"), (0, 0), (-0.5, 0))
@@ -231,7 +231,7 @@ class Revolute(Joint):
         return [d.component(0), d.component(1)]
 
 
-class PointOnLine(Joint):
+class PointOnLine(Constraint):
     """Point ``P_j`` of body j stays on the line of body i through ``P_i`` along ``axis_i`` (1 equation).
 
     ``Φ = n_iᵀ (r_j + A_j s'_j - r_i - A_i s'_i) = 0`` with the normal ``n_i = A_i R v'_i``
@@ -290,7 +290,7 @@ class Rigid(Revolute):
         return super()._equations(q, qd, symbolic) + [angle]
 
 
-class Distance(Joint):
+class Distance(Constraint):
     """Distance constraint (a massless link): ``Φ = dᵀd - L² = 0``, ``d = r_Pj - r_Pi`` (Haug 1989, §3.2).
 
     >>> j = Distance("link", ("ground", "bob"), (0, 0), (0, 0), length=2.0)
@@ -322,7 +322,7 @@ class Distance(Joint):
         return abs(float(np.hypot(*d)) - self.length)
 
 
-class Gear(Joint):
+class Gear(Constraint):
     """Gear pair on a carrier: ``(φ_j - φ_c) - ratio (φ_i - φ_c) - offset = 0`` (1 equation).
 
     ``ratio = ω_j / ω_i`` relative to the carrier (``-r_i / r_j`` for external spur
@@ -346,7 +346,7 @@ class Gear(Joint):
         return [_Scalar(val, (fj.jac - fc.jac) - self.ratio * (fi.jac - fc.jac), 0)]
 
 
-class RackPinion(Joint):
+class RackPinion(Constraint):
     """Rack and pinion: ``Φ = u_jᵀ (r_Pi - r_Qj) + ρ (φ_i - φ_j) - offset = 0`` (1 equation).
 
     Body i is the pinion (pitch radius ``ρ``, centre ``P_i``), body j the rack with the
@@ -425,7 +425,7 @@ def motion_of(name: str, f=None, df=None, ddf=None, speed=None, start: float = 0
     return Motion(f, df, ddf, name)
 
 
-class CoordinateDriver(Joint):
+class CoordinateDriver(Constraint):
     """Absolute coordinate driver: ``q_k - f(t) = 0`` for ``x``, ``y`` or ``φ`` of a body (Haug §3.5)."""
 
     kind = "driver"
@@ -441,7 +441,7 @@ class CoordinateDriver(Joint):
         return [np.array([v]) for v in self.motion(t)]
 
 
-class RelativeAngleDriver(Joint):
+class RelativeAngleDriver(Constraint):
     """Relative angle driver: ``φ_j - φ_i - f(t) = 0`` (Haug 1989, §3.5)."""
 
     kind = "driver"
@@ -485,7 +485,7 @@ class DistanceDriver(Distance):
 
 
 # --------------------------------------------------------------------------- nonholonomic
-class KnifeEdge(Joint):
+class KnifeEdge(Constraint):
     """Knife edge (skate, sled runner): point P of the body cannot move across ``axis``.
 
     Velocity constraint ``n_kᵀ ṙ_P = 0`` with ``n_k = A_k R v'`` and

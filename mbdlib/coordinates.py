@@ -127,7 +127,7 @@ class RelativeModel:
         self.masses: list[float] = []
         self.inertias: list[float] = []
         self.tree: list[TreeJoint] = []
-        self.cuts: list = []                          # constraints.Joint objects on (x, y, φ) of bodies
+        self.cuts: list = []                          # constraints.Constraint objects on (x, y, φ) of bodies
         self._cut_index: list[list[int]] = []          # per cut joint: body indices (-1: ground)
         self.coordinate_names: list[str] = []
         self._q_guess: list[float] = []
@@ -453,7 +453,7 @@ class RelativeModel:
 class ChainSystem:
     """An open chain (:class:`mbdlib.Chain`) in joint coordinates, with the SYSTEM PROTOCOL.
 
-    No constraints: ``M(q)`` by :func:`mbdlib.mass_matrix`, ``Q = −h(q, q̇)`` by
+    No constraints: ``M(q)`` by :func:`mbdlib.mass_matrix`, ``Q = −h(q, q̇) − G(q)`` by
     :func:`mbdlib.bias_forces` (no joint torques).
 
     >>> from mbdlib import Chain

@@ -2,14 +2,17 @@
 
 The equations of motion in joint coordinates (Featherstone 2008, eq. 6.1):
 
-    M(q) q̈ + h(q, q̇) = τ        (h: centripetal, Coriolis, gravity, applied loads)
+    M(q) q̈ + h(q, q̇) + G(q) = τ        (h: centripetal and Coriolis; G: gravity; applied loads join G)
+
+``h`` has this one meaning in the whole library (Notation page), as in :mod:`mbdlib.kane`; the
+*bias forces* ``b = h + G`` are what the RNEA returns with q̈ = 0.
 
 * :func:`mass_matrix` builds M by the composite-rigid-body algorithm
   (Featherstone 2008, §6.2, Table 6.2), written with 3-vectors: the subtree
   below joint i moves as one rigid body when only q̇_i is non-zero, and M_ij
   is the momentum of that composite body projected on joint j's freedom.
-* :func:`bias_forces` is h = RNEA(q, q̇, 0) (Featherstone 2008, §6.1).
-* :func:`forward_dynamics` solves M q̈ = τ − h by Cholesky (M is symmetric
+* :func:`bias_forces` is b = h + G = RNEA(q, q̇, 0) (Featherstone 2008, §6.1, where it is called C).
+* :func:`forward_dynamics` solves M q̈ = τ − (h + G) by Cholesky (M is symmetric
   positive definite for a physical chain).
 * :func:`energy` gives T = ½ Σ (m v_C·v_C + ω·I ω) and V = −Σ m g·r_C
   (zero where g·r_C = 0 for every centre of mass, e.g. all at the height of the global origin).
@@ -127,9 +130,9 @@ def _project(joint, n, f, sym):
     return bk.dot(k, n) if joint.kind == "revolute" else bk.dot(k, f)
 
 
-# ----------------------------------------------------------------- h, forward and inverse dynamics
+# ----------------------------------------------------------------- bias forces, forward and inverse dynamics
 def bias_forces(chain: Chain, q, qd, gravity=None, f_ext=None):
-    """Bias forces h(q, q̇) = RNEA(q, q̇, 0): centripetal, Coriolis, gravity and applied loads.
+    """Bias forces h(q, q̇) + G(q) = RNEA(q, q̇, 0): centripetal, Coriolis, gravity and applied loads.
 
     Returns an ``(n,)`` array (sympy ``(n, 1)`` Matrix for formulas).
 
@@ -151,7 +154,7 @@ def _numeric_vector(x, chain: Chain, name: str):
 
 
 def forward_dynamics(chain: Chain, q, qd, tau, gravity=None, f_ext=None):
-    """Joint accelerations q̈ from M(q) q̈ = τ − h(q, q̇) (numbers only).
+    """Joint accelerations q̈ from M(q) q̈ = τ − h(q, q̇) − G(q) (numbers only).
 
     Parameters
     ----------
@@ -184,7 +187,7 @@ def forward_dynamics(chain: Chain, q, qd, tau, gravity=None, f_ext=None):
     g = gravity_vector(gravity, "forward_dynamics")
     kin = forward_kinematics(chain, q, qd, np.zeros(chain.n), base_acceleration=-g)  # one outward pass
     M = _crba(chain, kin, False)                                                    # M(q)
-    h = np.array(_inward_pass(chain, kin, external_loads(chain, f_ext, False), False)[0])  # RNEA(q, q̇, 0)
+    b = np.array(_inward_pass(chain, kin, external_loads(chain, f_ext, False), False)[0])  # h + G (RNEA)
     try:
         factor = scipy.linalg.cho_factor(M)              # M = L Lᵀ
     except np.linalg.LinAlgError:
@@ -192,20 +195,21 @@ def forward_dynamics(chain: Chain, q, qd, tau, gravity=None, f_ext=None):
             f"the mass matrix of chain {chain.name!r} is not positive definite at q = {np.round(q, 6)} "
             f"(eigenvalues {np.round(np.linalg.eigvalsh(M), 9)}): some joint moves no mass or inertia; "
             "give the links beyond it mass and non-degenerate inertia") from None
-    return scipy.linalg.cho_solve(factor, tau - h)       # q̈ = M⁻¹ (τ − h)
+    return scipy.linalg.cho_solve(factor, tau - b)       # q̈ = M⁻¹ (τ − h − G)
 
 
 def inverse_dynamics_from_mass_matrix(chain: Chain, q, qd, qdd, gravity=None, f_ext=None):
-    """τ = M(q) q̈ + h(q, q̇): inverse dynamics through the mass matrix (a second path to RNEA).
+    """τ = M(q) q̈ + h(q, q̇) + G(q): inverse dynamics through the mass matrix (a second path to RNEA).
 
     >>> inverse_dynamics_from_mass_matrix(Chain.planar([1.0]), [0.0], [0.0], [3.0], gravity=(0, 0, -9.81))
     array([1.])
     """
     M = mass_matrix(chain, q)
-    h = bias_forces(chain, q, qd, gravity_vector(gravity, "inverse_dynamics_from_mass_matrix"), f_ext)
-    sym = bk.is_symbolic(M, h, qdd)
+    gravity = gravity_vector(gravity, "inverse_dynamics_from_mass_matrix")
+    b = bias_forces(chain, q, qd, gravity, f_ext)                                          # h + G
+    sym = bk.is_symbolic(M, b, qdd)
     qdd = as_backend(bk.vector(qdd, chain.n, name="qdd"), sym)
-    return (M @ qdd + h) if sym else as_output(M @ qdd + h, False)
+    return (M @ qdd + b) if sym else as_output(M @ qdd + b, False)
 
 
 # ----------------------------------------------------------------- formulas -> fast functions
@@ -321,9 +325,9 @@ def lambdify_matrix(expr, args, params=None, cse: bool = True, matrix: bool = Fa
 
 
 def lambdify_equations(M, h, q, qd, params=None, cse: bool = True, backend: str = "auto"):
-    """Fast numeric ``M(q)`` -> (n, n) and ``h(q, qd)`` -> (n,) from symbolic results.
+    """Fast numeric ``M(q)`` -> (n, n) and ``b(q, qd)`` -> (n,) from symbolic results.
 
-    For example from :func:`mbdlib.kane.kane_equations` (pass ``h + G`` as h); ``backend`` as in
+    For example from :func:`mbdlib.kane.kane_equations` (pass ``h + G`` as ``h``); ``backend`` as in
     :func:`lambdify_matrix`.
 
     >>> q, qd = sp.symbols("q1 q2"), sp.symbols("qd1 qd2")
@@ -387,7 +391,7 @@ class Simulation:
 
 def simulate(chain: Chain, q0, qd0, t_span, tau=None, gravity=None, rtol: float = 1e-9,
              atol: float = 1e-9, t_eval=None, method: str = "DOP853") -> Simulation:
-    """Integrate M q̈ = τ − h from (q0, qd0) with ``scipy.integrate.solve_ivp``.
+    """Integrate M q̈ = τ − h − G from (q0, qd0) with ``scipy.integrate.solve_ivp``.
 
     Parameters
     ----------

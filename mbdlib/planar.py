@@ -30,12 +30,12 @@ from . import _validate, dae
 from ._banded import BandedSchur
 from .compiled import CompiledPlanarModel
 from .constraints import (
+    Constraint,
     CoordinateDriver,
     Distance,
     DistanceDriver,
     DofReport,
     Gear,
-    Joint,
     KnifeEdge,
     Motion,
     PointOnLine,
@@ -118,7 +118,7 @@ class PlanarModel:
         self.gravity = _planar_gravity(gravity, "PlanarModel")
         self.ground = PlanarBody("ground", np.inf, np.inf, np.zeros(2), 0.0, np.zeros(2), 0.0, None)
         self.bodies: list[PlanarBody] = []
-        self.joints: list[Joint] = []
+        self.joints: list[Constraint] = []
         self.springs: list[dict] = []
         self.loads: list[dict] = []
         self._index: list[np.ndarray] = []  # per joint: indices into (q, ground pose)
@@ -184,7 +184,7 @@ class PlanarModel:
         return np.array([x, y]) + _rot(phi, _xy(point, "point"))
 
     # ------------------------------------------------------------------ joints
-    def _add(self, joint: Joint, bodies) -> Joint:
+    def _add(self, joint: Constraint, bodies) -> Constraint:
         if any(j.name == joint.name for j in self.joints):
             raise ModelError(f"a joint named {joint.name!r} already exists; give a unique name=")
         # the ground's pose sits after q: indices -3, -2, -1 of (q, 0, 0, 0), valid however many bodies follow
@@ -286,7 +286,7 @@ class PlanarModel:
         return motion_of(name, f, df, ddf, speed, start)
 
     def add_driver(self, body, coordinate: str = "phi", f=None, df=None, ddf=None, speed=None,
-                   relative_to=None, name=None) -> Joint:
+                   relative_to=None, name=None) -> Constraint:
         """Prescribe a coordinate of ``body``: ``q_k = f(t)`` (or ``φ - φ_ref = f(t)`` with ``relative_to``).
 
         ``coordinate`` is ``"x"``, ``"y"`` or ``"phi"``; ``f, df, ddf`` are ``f(t), f'(t), f''(t)``
