@@ -24,18 +24,17 @@ Integrating this index-1 form only keeps ``Φ̈ = 0``: ``Φ`` and ``Φ̇`` drift
   Cuadrado, Cardenal & Bayo 1997).  It never inverts ``J M⁻¹ Jᵀ``, so it
   tolerates redundant constraints and passes through singular positions.
 
-The system is any object with the SYSTEM PROTOCOL: ``n``, ``M(q)``,
-``Q(t, q, qd)``, ``phi(q, t)``, ``phi_q(q, t)``, ``phi_t(q, t)``,
-``gamma(q, qd, t)``, ``B(q, t)``, ``b_gamma(q, qd, t)``, ``energy(q, qd)``,
-``q0``, ``qd0`` and ``labels`` (one name per constraint row: the ``m``
-holonomic rows, optionally followed by the ``k`` nonholonomic ones).
-:class:`CartesianPendulum` is the smallest example.
+The system is any object with the SYSTEM PROTOCOL, written down as :class:`System` (a
+``typing.Protocol``: ``isinstance(model, System)`` tells whether a model has every member).
+:class:`CartesianPendulum` is the smallest example; ``PlanarModel``, ``RelativeModel``,
+``ChainSystem``, ``CompiledPlanarModel`` and ``SpatialModel`` (after ``system()``) follow it.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 from scipy.integrate import DOP853, RK23, RK45, Radau
@@ -159,12 +158,39 @@ class SimulationResult:
         return self.summary()
 
 
+# ----------------------------------------------------------------- the protocol
+@runtime_checkable
+class System(Protocol):
+    """What :func:`simulate` integrates: ``M(q) q̈ = Q − Φ_qᵀ λ − Bᵀ μ`` with ``Φ(q, t) = 0`` (m rows) and
+    ``B(q, t) q̇ = 0`` (k nonholonomic rows).
+
+    Shapes: ``n`` coordinates; ``M (n, n)``, ``Q (n,)``, ``phi (m,)``, ``phi_q (m, n)``, ``phi_t (m,)``,
+    ``gamma (m,)`` = ``Φ_q q̈ − Φ̈`` (the part of the second derivative without q̈, negated), ``B (k, n)``,
+    ``b_gamma (k,)`` likewise for ``B q̇``; ``labels``: one name per row, the m holonomic ones first.
+    """
+
+    n: int
+    q0: np.ndarray
+    qd0: np.ndarray
+    labels: list
+
+    def M(self, q) -> np.ndarray: ...
+    def Q(self, t, q, qd) -> np.ndarray: ...
+    def phi(self, q, t) -> np.ndarray: ...
+    def phi_q(self, q, t) -> np.ndarray: ...
+    def phi_t(self, q, t) -> np.ndarray: ...
+    def gamma(self, q, qd, t) -> np.ndarray: ...
+    def B(self, q, t) -> np.ndarray: ...
+    def b_gamma(self, q, qd, t) -> np.ndarray: ...
+    def energy(self, q, qd) -> float: ...
+
+
 # ----------------------------------------------------------------- checks
 def _check_system(system, q, qd, t):
     for attr in ("n", "M", "Q", "phi", "phi_q", "phi_t", "gamma", "B", "b_gamma", "energy"):
         if not hasattr(system, attr):
             raise ModelError(f"the system has no {attr!r}: it must follow the SYSTEM PROTOCOL of mbdlib.dae "
-                             "(see the module docstring)")
+                             "(mbdlib.dae.System)")
     n = system.n
     phi, Phi_q, B = system.phi(q, t), system.phi_q(q, t), system.B(q, t)
     m, k = np.shape(phi)[0], np.shape(B)[0]

@@ -544,3 +544,18 @@ def test_static_equilibrium_errors_are_clear():
         dae.static_equilibrium(_hanging_block(), np.zeros(2))
     with pytest.raises(MbdError, match="did not converge"):
         dae.static_equilibrium(_hanging_block(), np.array([0.0, -0.9, 0.0]), max_iter=1, tol=1e-30)
+
+
+def test_every_model_follows_the_system_protocol():
+    """dae.System (a typing.Protocol) names what simulate() needs; every model of the library has it."""
+    from mbdlib.catalogue import mechanism
+    from mbdlib.dae import CartesianPendulum, System
+
+    models = [CartesianPendulum(), mechanism("fourbar", coordinates="cartesian", gravity=(0.0, -9.81)),
+              mechanism("fourbar", coordinates="relative", gravity=(0.0, -9.81)),
+              mechanism("fourbar", coordinates="cartesian", gravity=(0.0, -9.81)).compiled(),
+              mechanism("arm6r", coordinates="relative", gravity=(0, 0, -9.81)),
+              mechanism("arm6r", coordinates="cartesian", gravity=(0, 0, -9.81)).system()]
+    assert all(isinstance(m, System) for m in models), [type(m).__name__ for m in models
+                                                         if not isinstance(m, System)]
+    assert not isinstance(object(), System)
