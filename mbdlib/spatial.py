@@ -330,14 +330,15 @@ class SpatialModel:
         raise ModelError(f"unknown body {getattr(b, 'name', b)!r}; the bodies are: "
                          + ", ".join(x.name for x in self.bodies))
 
-    def _add(self, kind, name, bodies, labels, build):
+    def _add(self, kind, name, bodies, labels, build, make=SpatialJoint):
+        """Check the bodies and the name, then ``make(kind, name, body names, labels, build)``."""
         bodies = [self.body(b) for b in bodies]
         if len(bodies) == 2 and bodies[0] is bodies[1]:
             raise ModelError(f"{kind}: a joint needs two different bodies, got {bodies[0].name!r} twice")
         name = str(name) if name is not None else f"{kind}{len(self.joints) + 1}"
         if any(j.name == name for j in self.joints):
             raise ModelError(f"a joint named {name!r} already exists; give a unique name=")
-        joint = SpatialJoint(kind, name, [b.name for b in bodies], labels, build)
+        joint = make(kind, name, [b.name for b in bodies], labels, build)
         self.joints.append(joint)
         self._index.append(np.array([7 * b.index + k for b in bodies for k in range(7)]))
         return joint
@@ -493,15 +494,10 @@ class SpatialModel:
         return self._add_driver("distance driver", name, [bi, bj], parts, coef)
 
     def _add_driver(self, kind, name, bodies, parts, coef) -> SpatialDriver:
-        bodies = [self.body(b) for b in bodies]
-        if bodies[0] is bodies[1]:
-            raise ModelError(f"{kind}: a driver needs two different bodies, got {bodies[0].name!r} twice")
-        if any(j.name == name for j in self.joints):
-            raise ModelError(f"a joint named {name!r} already exists; give a unique name=")
-        joint = SpatialDriver(kind, name, [b.name for b in bodies], parts, coef)
-        self.joints.append(joint)
-        self._index.append(np.array([7 * b.index + k for b in bodies for k in range(7)]))
-        return joint
+        def make(kind, name, names, labels, build):
+            return SpatialDriver(kind, name, names, parts, coef)
+
+        return self._add(kind, name, bodies, ["driver"], None, make=make)
 
     def _carry(self, body_i, body_j, v):
         """Body-i vector ``v`` expressed in body j at the initial orientations: ``A_j0ᵀ A_i0 v``."""
