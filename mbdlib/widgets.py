@@ -44,6 +44,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 
 import ipywidgets as w
@@ -193,8 +194,11 @@ class LiveFigure:
     ``render(artists)`` returns the figure's pixels (an RGBA buffer). With ``artists=None`` the whole
     figure is drawn (its layout engine included). With a sequence of artists, those are marked animated,
     the rest of the figure is drawn once and kept as a background, and each later call restores that
-    background and draws just them (matplotlib's blitting). A different set of artists, or
-    :meth:`invalidate`, makes a new background.
+    background and draws just them, in the order given, above everything else (matplotlib's blitting):
+    give also what must stay above them (a legend). The artists may be new ones each time (drawn by a
+    helper after removing the previous ones); the background is drawn again only when it is stale: an
+    artist it shows is now returned, or an artist returned before is still in the figure but no longer
+    returned; or after :meth:`invalidate` (call it when anything else changes, e.g. the axes' limits).
 
     The figure is detached from pyplot (``plt.close``), so that a notebook does not also show it as a
     still at the end of the cell; it keeps an Agg canvas to be drawn on.
@@ -214,6 +218,7 @@ class LiveFigure:
         self.fig = fig
         self.animated: tuple = ()
         self.background = None
+        self._in_background = weakref.WeakSet()  # the artists the background shows
         self.full_draws = 0  # how many times the whole figure was drawn (for tests)
         plt.close(fig)
         if not isinstance(fig.canvas, FigureCanvasAgg):  # closing leaves a canvas that cannot draw
@@ -230,6 +235,15 @@ class LiveFigure:
             a.set_animated(True)
         self.animated = artists
 
+    def _stale(self, artists: tuple) -> bool:
+        if self.background is None:
+            return True
+        new = {id(a) for a in artists}
+        if any(id(a) not in new and a.get_figure(root=False) is not None for a in self.animated):
+            return True  # was left out of the background, and would now be missing from the picture
+        old = {id(a) for a in self.animated}
+        return any(id(a) not in old and a in self._in_background for a in artists)
+
     def render(self, artists=None):
         canvas = self.fig.canvas
         if artists is None:
@@ -239,12 +253,14 @@ class LiveFigure:
             self.full_draws += 1
             return canvas.buffer_rgba()
         artists = tuple(artists)
-        if self.background is None or [id(a) for a in artists] != [id(a) for a in self.animated]:
+        if self._stale(artists):
             self._set_animated(artists)
             canvas.draw()  # everything but the animated artists
             self.full_draws += 1
             self.background = canvas.copy_from_bbox(self.fig.bbox)
+            self._in_background = weakref.WeakSet(a for a in self.fig.findobj() if not a.get_animated())
         else:
+            self._set_animated(artists)
             canvas.restore_region(self.background)
         for a in artists:
             if hasattr(a, "do_3d_projection"):  # 3-D collections project when their axes draw

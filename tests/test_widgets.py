@@ -150,3 +150,21 @@ def test_new_figures_of_a_plain_draw_are_closed_after_each_call():
     widgets.interactive_figure(draw, {"x": x})
     x.value = 0.75
     assert len(plt.get_fignums()) == n_before
+
+
+def test_artists_drawn_anew_each_time_keep_the_background():
+    fig, ax = plt.subplots(figsize=(2, 1.5), dpi=50)
+    ax.set(xlim=(-1, 2), ylim=(-1, 3))
+    fixed = ax.plot([0, 1], [2, 2])[0]
+    live = widgets.LiveFigure(fig)
+    moving = []
+    for y in (0.5, 1.0, 1.5):
+        for a in moving:
+            a.remove()
+        moving[:] = ax.plot([0, 1], [0, y])
+        live.render(moving)
+    assert live.full_draws == 1 and not fixed.get_animated()
+    live.render([*moving, fixed])            # an artist of the background is now animated: redraw it
+    assert live.full_draws == 2
+    live.render(moving)                      # and back: it is still in the figure, so redraw again
+    assert live.full_draws == 3 and not fixed.get_animated()
