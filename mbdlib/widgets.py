@@ -51,6 +51,7 @@ import ipywidgets as w
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Image, display
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from .frames import Frame, FramePlayer, encode_png, frame_grid
@@ -194,11 +195,18 @@ class LiveFigure:
     ``render(artists)`` returns the figure's pixels (an RGBA buffer). With ``artists=None`` the whole
     figure is drawn (its layout engine included). With a sequence of artists, those are marked animated,
     the rest of the figure is drawn once and kept as a background, and each later call restores that
-    background and draws just them, in the order given, above everything else (matplotlib's blitting):
-    give also what must stay above them (a legend). The artists may be new ones each time (drawn by a
-    helper after removing the previous ones); the background is drawn again only when it is stale: an
-    artist it shows is now returned, or an artist returned before is still in the figure but no longer
-    returned; or after :meth:`invalidate` (call it when anything else changes, e.g. the axes' limits).
+    background and draws just them, above everything else, in the order of their ``zorder`` as their
+    axes would (matplotlib's blitting): give also what must stay above them (a legend).
+
+    An axes among the artists is a layer: it is left out of the background and drawn whole (ticks,
+    labels, legend; not those of its children that are given too) when its limits change, and kept as
+    drawn while they do not. An axes whose limits follow the values thus costs a drawing only when they
+    move.
+
+    The artists may be new ones each time (drawn by a helper after removing the previous ones); the
+    background is drawn again only when it is stale: an artist it shows is now given, or an artist given
+    before is still in the figure but no longer given; or after :meth:`invalidate` (call it when anything
+    else changes).
 
     The figure is detached from pyplot (``plt.close``), so that a notebook does not also show it as a
     still at the end of the cell; it keeps an Agg canvas to be drawn on.
@@ -218,8 +226,10 @@ class LiveFigure:
         self.fig = fig
         self.animated: tuple = ()
         self.background = None
-        self._in_background = weakref.WeakSet()  # the artists the background shows
         self.full_draws = 0  # how many times the whole figure was drawn (for tests)
+        self.layer_draws = 0  # how many times the axes layers were drawn
+        self._in_background = weakref.WeakSet()  # the artists the background shows
+        self._layers, self._layer_keys = None, None  # the background with the layers drawn; their limits
         plt.close(fig)
         if not isinstance(fig.canvas, FigureCanvasAgg):  # closing leaves a canvas that cannot draw
             FigureCanvasAgg(fig)
@@ -259,13 +269,25 @@ class LiveFigure:
             self.full_draws += 1
             self.background = canvas.copy_from_bbox(self.fig.bbox)
             self._in_background = weakref.WeakSet(a for a in self.fig.findobj() if not a.get_animated())
+            self._layer_keys = None
         else:
             self._set_animated(artists)
+        layers = [a for a in artists if isinstance(a, Axes)]
+        keys = [(id(ax), tuple(ax.viewLim.bounds)) for ax in layers]
+        if not layers:
             canvas.restore_region(self.background)
-        for a in artists:
+        elif keys == self._layer_keys:
+            canvas.restore_region(self._layers)
+        else:  # draw the layers over the background, and keep that
+            canvas.restore_region(self.background)
+            for ax in layers:
+                self.fig.draw_artist(ax)
+            self.layer_draws += 1
+            self._layers, self._layer_keys = canvas.copy_from_bbox(self.fig.bbox), keys
+        for a in sorted((a for a in artists if not isinstance(a, Axes)), key=lambda a: a.get_zorder()):
             if hasattr(a, "do_3d_projection"):  # 3-D collections project when their axes draw
                 a.do_3d_projection()
-            self.fig.draw_artist(a)
+            self.fig.draw_artist(a)  # sorted is stable: equal zorders keep their order
         return canvas.buffer_rgba()
 
 

@@ -168,3 +168,21 @@ def test_artists_drawn_anew_each_time_keep_the_background():
     assert live.full_draws == 2
     live.render(moving)                      # and back: it is still in the figure, so redraw again
     assert live.full_draws == 3 and not fixed.get_animated()
+
+
+def test_an_axes_layer_is_drawn_again_only_when_its_limits_change():
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(3, 1.5), dpi=50)
+    (line,) = ax1.plot([0, 1], [0, 1])
+    (other,) = ax2.plot([0, 1], [0, 1])
+    live = widgets.LiveFigure(fig)
+    pictures = []
+    for top in (1.0, 1.0, 2.0, 2.0):
+        line.set_ydata([0, top * 0.9])
+        ax1.set_ylim(0, top)
+        pictures.append(np.array(live.render([ax1, line])))
+    assert live.full_draws == 1 and live.layer_draws == 2   # the ticks of ax1 drawn for 1 and for 2
+    assert not (pictures[1] == pictures[2]).all()
+    ax1.set_ylim(0, 1.0)
+    line.set_ydata([0, 0.9])
+    again = np.array(live.render([ax1, line]))
+    assert (again == pictures[0]).all() and live.layer_draws == 3
