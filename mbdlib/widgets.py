@@ -25,6 +25,8 @@ is 0.1 s. Two ways to draw:
 
 Either way the picture is shown as a PNG made from the canvas's pixels (one drawing, fast zlib level)
 rather than through the inline backend, which draws the figure twice (once to find a tight bounding box).
+And the positions the static counterpart stores are drawn already: after the first drawing, a reader
+who moves the controls to one of them gets its frame (picture and printed text) without a new call.
 
 **The static counterpart.** The HTML book has no kernel, so a live slider there
 could not redraw anything. :func:`interactive_figure` therefore also draws the
@@ -337,8 +339,23 @@ def _counterpart(draw, controls: dict, static, points: int, live: LiveFigure | N
             artists, text = _capture(draw, **values)
             return Frame(encode_png(live.render(artists)), text)
 
-    return frame_grid(draw, grid, labels, fixed=fixed, start=start, note=note, choices=choices,
-                      render=render).mark_widget()
+    player = frame_grid(draw, grid, labels, fixed=fixed, start=start, note=note, choices=choices,
+                        render=render).mark_widget()
+    # the frame of each stored position, by the values of all the controls (in their order)
+    player._by_values = {}
+    for k, point in enumerate(np.ndindex(*(len(v) for v in grid.values()))):
+        values = {**fixed, **{n: grid[n][i] for n, i in zip(grid, point, strict=True)}}
+        player._by_values[_key(controls, values)] = player.frames[player.index[k]]
+    return player
+
+
+def _key(controls: dict, values: dict):
+    try:
+        key = tuple(values[n] for n in controls)
+        hash(key)
+    except (TypeError, KeyError):
+        return None
+    return key
 
 
 def interactive_figure(draw: Callable[..., object], controls: Mapping[str, w.ValueWidget],
@@ -402,12 +419,19 @@ def interactive_figure(draw: Callable[..., object], controls: Mapping[str, w.Val
             for png in pngs:
                 display(Image(data=png, format="png"))
 
+    stored = {}  # the frames of the static counterpart, by the values of the controls
+
     def refresh(_change=None):
         values = {name: c.value for name, c in controls.items()}
         kernel = running_in_kernel()
         with out:
             if kernel:  # outside a kernel there is nothing to clear
                 out.clear_output(wait=True)
+            frame = stored.get(_key(controls, values))
+            if frame is not None:  # a stored position: its picture is already drawn
+                print(frame.text, end="")
+                show([] if frame.png is None else [frame.png], kernel)
+                return
             if live is not None:
                 artists = draw(**values)
                 show([encode_png(live.render(artists), compress_level=LIVE_COMPRESS_LEVEL)], kernel)
@@ -434,4 +458,6 @@ def interactive_figure(draw: Callable[..., object], controls: Mapping[str, w.Val
     player = _counterpart(draw, controls, static, points, live)
     display(LiveAndStatic(box, player))
     refresh()  # once, with the default values: this is what runs headless
+    if player is not None:  # then a reader who moves to a stored position gets its frame at once
+        stored.update(player._by_values)
     return box

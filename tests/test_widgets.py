@@ -186,3 +186,23 @@ def test_an_axes_layer_is_drawn_again_only_when_its_limits_change():
     line.set_ydata([0, 0.9])
     again = np.array(live.render([ax1, line]))
     assert (again == pictures[0]).all() and live.layer_draws == 3
+
+
+def test_a_stored_position_shows_its_frame_without_calling_draw_again():
+    seen = []
+
+    def draw(a, b):
+        seen.append((a, b))
+        print(f"a + b = {a + b}")
+        plt.subplots(figsize=(1, 1))
+
+    a = widgets.slider(1.0, 0.0, 2.0, 1.0, description="a")
+    b = widgets.slider(0.0, 0.0, 1.0, 0.5, description="b")
+    box = widgets.interactive_figure(draw, {"a": a, "b": b}, static={"a": [0.0, 1.0, 2.0]})
+    assert seen == [(0.0, 0.0), (1.0, 0.0), (2.0, 0.0), (1.0, 0.0)]   # the grid, then the live default
+    a.value = 2.0                     # stored: no new call
+    assert seen[-1] == (1.0, 0.0) and len(seen) == 4
+    b.value = 0.5                     # not stored (b is held at 0 in the grid): drawn
+    assert seen[-1] == (2.0, 0.5)
+    b.value = 0.0
+    assert len(seen) == 5 and isinstance(box.children[-1], widgets.w.Output)
