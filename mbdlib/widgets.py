@@ -148,11 +148,15 @@ def static_grid(control, points: int = STATIC_POINTS) -> list:
     [0.0, 0.25, 0.5, 1.0]
     >>> static_grid(dropdown(["a", "b"]))
     ['a', 'b']
+    >>> static_grid(w.FloatLogSlider(value=1e-5, base=10, min=-8, max=-3, step=1), points=5)
+    [1e-08, 1e-07, 1e-06, 1e-05, 0.0001, 0.001]
     """
     if isinstance(control, _CHOICES):
         return list(control._options_values)
     if isinstance(control, w.FloatLogSlider):
         exps = np.linspace(control.min, control.max, points)
+        if control.step:  # positions the slider can take
+            exps = control.min + np.round((exps - control.min) / control.step) * control.step
         values = sorted({float(control.base ** e) for e in exps} | {float(control.value)})
         return values
     if isinstance(control, (w.FloatSlider, w.IntSlider)):
