@@ -89,6 +89,7 @@ def _move_controls():
                 dt = _time.perf_counter() - t0
                 _BENCH["moves"].append([name, key, repr(v), key in stored, dt, sum(_DRAW)])
                 c.value = default
+                _time.sleep(0.1)  # let the client read the widget messages: a flooded iopub drops some
 
 _widgets.interactive_figure = _timed_figure
 _dae.simulate = _timed_simulate
@@ -121,10 +122,10 @@ def report(results: dict[str, dict]) -> str:
     lines = [f"the book's waits, each chapter executed in a kernel; {machine()}",
              "widget callbacks: one control moved at a time, change -> picture shown "
              f"(target {TARGET_MS:g} ms);",
-             "draw = the callback's computation and artists, show = rasterize + PNG + display;",
-             "stored = positions of the static counterpart (computed while the page was built)",
-             f"{'chapter':<18} {'widget':<18} {'moves':>5} {'median':>7} {'max':>7} {'draw':>6} {'show':>6} "
-             f"{'max stored':>10} {'max other':>9}  verdict"]
+             "stored: positions the static counterpart stores (drawn while the page was built); others: the",
+             "rest, where draw = the callback's computation and artists, show = rasterize + PNG + display",
+             f"{'chapter':<18} {'widget':<18} {'moves':>5} {'median':>6} {'max':>6} {'stored: max':>11} "
+             f"{'others: median':>14} {'max':>6} {'draw':>5} {'show':>5}  verdict"]
     worst, failed = 0.0, 0
     for chapter, data in results.items():
         by_name: dict[str, list] = {}
@@ -132,17 +133,19 @@ def report(results: dict[str, dict]) -> str:
             by_name.setdefault(name, []).append((dt * 1e3, draw * 1e3, stored))
         for name, rows in by_name.items():
             ms = np.array([r[0] for r in rows])
-            draw = np.array([r[1] for r in rows])
             stored = [r[0] for r in rows if r[2]]
-            other = [r[0] for r in rows if not r[2]]
+            other = np.array([r[:2] for r in rows if not r[2]]).reshape(-1, 2)
             ok = np.median(ms) <= TARGET_MS and ms.max() <= TARGET_MS
             failed += not ok
             worst = max(worst, ms.max())
-            fmt = lambda x: f"{max(x):.0f}" if x else "-"  # noqa: E731
-            lines.append(f"{chapter[:18]:<18} {name[:18]:<18} {len(ms):>5} {np.median(ms):>7.0f} "
-                         f"{ms.max():>7.0f} "
-                         f"{np.median(draw):>6.0f} {np.median(ms - draw):>6.0f} {fmt(stored):>10} "
-                         f"{fmt(other):>9}  {'pass' if ok else 'FAIL'}")
+            if len(other):
+                others = (f"{np.median(other[:, 0]):>14.0f} {other[:, 0].max():>6.0f} "
+                          f"{np.median(other[:, 1]):>5.0f} {np.median(other[:, 0] - other[:, 1]):>5.0f}")
+            else:
+                others = f"{'-':>14} {'-':>6} {'-':>5} {'-':>5}"
+            top = f"{max(stored):.0f}" if stored else "-"
+            lines.append(f"{chapter[:18]:<18} {name[:18]:<18} {len(ms):>5} {np.median(ms):>6.0f} "
+                         f"{ms.max():>6.0f} {top:>11} {others}  {'pass' if ok else 'FAIL'}")
     n = sum(len({m[0] for m in d["moves"]}) for d in results.values())
     lines.append(f"{n - failed} of {n} widgets answer within {TARGET_MS:g} ms (median and max); "
                  f"slowest move: {worst:.0f} ms")
