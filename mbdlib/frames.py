@@ -45,7 +45,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from PIL import Image
 
-__all__ = ["Axis", "Frame", "FramePlayer", "animate", "figure_png", "frame_grid", "render_frame"]
+__all__ = ["Axis", "Frame", "FramePlayer", "animate", "encode_png", "figure_png", "frame_grid",
+           "render_frame"]
 
 #: Colours kept in a frame's palette (PNG "P" mode).
 PALETTE_COLORS = 256
@@ -64,13 +65,26 @@ def figure_png(fig, palette: bool = True) -> bytes:
     (True, (100, 100))
     """
     fig.canvas.draw()
-    rgba = np.asarray(fig.canvas.buffer_rgba())
+    return encode_png(fig.canvas.buffer_rgba(), palette=palette)
+
+
+def encode_png(rgba, palette: bool = True, compress_level: int = -1) -> bytes:
+    """PNG bytes of an opaque RGBA pixel buffer (e.g. ``fig.canvas.buffer_rgba()``), alpha dropped.
+
+    ``palette`` reduces it to 256 colours (line art loses nothing visible); ``compress_level`` is zlib's:
+    1 (fast, for a live widget) to 9 (small), -1 its default (6). The same pixels give the same bytes.
+
+    >>> png = encode_png(np.full((2, 3, 4), 255, dtype=np.uint8), compress_level=1)
+    >>> png[:4] == b"\\x89PNG", Image.open(io.BytesIO(png)).size
+    (True, (3, 2))
+    """
+    rgba = np.asarray(rgba)
     image = Image.fromarray(np.ascontiguousarray(rgba[..., :3]))  # the background is opaque: RGB
     if palette:
         image = image.quantize(colors=PALETTE_COLORS, method=Image.Quantize.FASTOCTREE,
                                dither=Image.Dither.NONE)
     out = io.BytesIO()
-    image.save(out, format="png")
+    image.save(out, format="png", compress_level=compress_level)
     return out.getvalue()
 
 
@@ -364,7 +378,8 @@ def animate(fig, update: Callable[[int], object], n_frames: int, labels: Sequenc
 
 def frame_grid(draw: Callable[..., object], grid: dict[str, Sequence], labels: dict[str, Sequence[str]],
                fixed: dict | None = None, start: dict | None = None, title: str = "",
-               note: str = "", choices: Sequence[str] = ()) -> FramePlayer:
+               note: str = "", choices: Sequence[str] = (),
+               render: Callable[..., Frame] | None = None) -> FramePlayer:
     """Draw ``draw(**values)`` at every point of a grid of values: the frames of a widget's counterpart.
 
     Parameters
@@ -384,6 +399,10 @@ def frame_grid(draw: Callable[..., object], grid: dict[str, Sequence], labels: d
         Keywords shown as a drop-down list instead of a slider (options without an order).
     title, note : str
         Lines above the controls and below the picture.
+    render : callable, optional
+        ``render(**values)`` returns the :class:`Frame` of one grid point, for a drawing that does not
+        open a new figure (a figure updated in place, see :func:`mbdlib.widgets.interactive_figure`).
+        Default: :func:`render_frame` of ``draw``.
 
     >>> import matplotlib; matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt
@@ -408,5 +427,5 @@ def frame_grid(draw: Callable[..., object], grid: dict[str, Sequence], labels: d
     frames = []
     for point in np.ndindex(*(len(grid[k]) for k in keys)):
         values = {k: grid[k][i] for k, i in zip(keys, point, strict=True)}
-        frames.append(render_frame(draw, **fixed, **values))
+        frames.append(render_frame(draw, **fixed, **values) if render is None else render(**fixed, **values))
     return FramePlayer(frames, axes, title=title, note=note, alt=title or "figure")
