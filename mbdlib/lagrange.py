@@ -92,7 +92,8 @@ class LagrangeEquations:
                                 lambdify_matrix(self.G, [self.q], params, cse))
 
 
-def _tidy(x, simplify: bool):
+def _expand_trigsimp(x, simplify: bool):
+    """``trigsimp(expand(x))`` when asked (``simplify=True``), else ``x`` as it is."""
     return sp.trigsimp(sp.expand(x)) if simplify else x
 
 
@@ -131,24 +132,24 @@ def lagrange_equations(chain: Chain, gravity=None, simplify: bool = False) -> La
     qdd = sp.symbols(f"qdd1:{n + 1}")
     gravity = gravity_vector(gravity, "lagrange_equations")
     T, V = energy(chain, q, qd, gravity)         # T = ½ Σ (m v_C·v_C + ω·I ω),  V = −Σ m g·r_C
-    T, V = _tidy(sp.sympify(T), simplify), _tidy(sp.sympify(V), simplify)
+    T, V = _expand_trigsimp(sp.sympify(T), simplify), _expand_trigsimp(sp.sympify(V), simplify)
 
     # M_kj = ∂²T/∂q̇_k∂q̇_j
     M = sp.zeros(n, n)
     for k in range(n):
         dT_k = sp.diff(T, qd[k])
         for j in range(k, n):
-            M[k, j] = M[j, k] = _tidy(sp.diff(dT_k, qd[j]), simplify)
+            M[k, j] = M[j, k] = _expand_trigsimp(sp.diff(dT_k, qd[j]), simplify)
 
     # c_ijk = ½ (∂M_kj/∂q_i + ∂M_ki/∂q_j − ∂M_ij/∂q_k),  C_kj = Σ_i c_ijk q̇_i
     dM = [M.diff(q[i]) for i in range(n)]                  # dM[i][a, b] = ∂M_ab/∂q_i
     C = sp.zeros(n, n)
     for k in range(n):
         for j in range(n):
-            C[k, j] = _tidy(sum((dM[i][k, j] + dM[j][k, i] - dM[k][i, j]) / 2 * qd[i] for i in range(n)),
-                            simplify)
+            christoffel = sum((dM[i][k, j] + dM[j][k, i] - dM[k][i, j]) / 2 * qd[i] for i in range(n))
+            C[k, j] = _expand_trigsimp(christoffel, simplify)
 
-    G = sp.Matrix([_tidy(sp.diff(V, q[k]), simplify) for k in range(n)])   # G_k = ∂V/∂q_k
+    G = sp.Matrix([_expand_trigsimp(sp.diff(V, q[k]), simplify) for k in range(n)])   # G_k = ∂V/∂q_k
     Q = sp.Matrix(sp.symbols(f"tau1:{n + 1}"))
     return LagrangeEquations(M, C, G, q, qd, qdd, T, V, Q)
 
