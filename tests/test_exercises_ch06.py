@@ -18,7 +18,17 @@ import nbformat
 import numpy as np
 import pytest
 import sympy as sp
-from exercise_helpers import Exploding, assert_correct, assert_hint, assert_never_crashes_never_correct
+from exercise_helpers import (
+    VARIANT_SEEDS,
+    Exploding,
+    assert_correct,
+    assert_hint,
+    assert_keys_differ,
+    assert_never_crashes_never_correct,
+    assert_variant_hint,
+    judged,
+    variants,
+)
 from nbformat.v4 import new_code_cell
 
 from mbdlib import PlanarModel
@@ -410,34 +420,6 @@ def test_6_10_mistakes():
 
 
 # ---------------------------------------------------------------- variants of 6.6-6.9
-VARIANT_SEEDS = (3, 4, 5, 6, 7)
-
-
-def judged(exercise, answer, params):
-    """The grader's verdict on a value ``answer`` for a student with ``params``."""
-    return judge(get(exercise), [answer], [()], params)
-
-
-def assert_variant_hint(exercise, answer, params, *words):
-    v = judged(exercise, answer, params)
-    assert v.verdict == "wrong", (exercise, params, v)
-    for w in words:
-        assert w in v.hint, (w, v.hint)
-
-
-def variants(exercise):
-    """The parameters of five students (independent generators), all different from each other."""
-    ex = get(exercise)
-    out = [ex.params_for(np.random.default_rng(seed)) for seed in VARIANT_SEEDS]
-    assert ex.variant is not None and ex.params, exercise
-    return out
-
-
-def assert_keys_differ(exercise, params_list):
-    ex = get(exercise)
-    keys = [np.asarray(ex.key(params=p), dtype=float) for p in params_list + [ex.params]]
-    distinct = {tuple(np.round(k.reshape(-1), 9)) for k in keys}
-    assert len(distinct) >= len(keys) - 1, (exercise, keys)  # at most one coincidence among six
 
 
 def test_6_6_variants_minimum_of_the_potential_energy():

@@ -17,7 +17,17 @@ import nbformat
 import numpy as np
 import pytest
 import sympy as sp
-from exercise_helpers import Exploding, assert_correct, assert_hint, assert_never_crashes_never_correct
+from exercise_helpers import (
+    VARIANT_SEEDS,
+    Exploding,
+    assert_correct,
+    assert_hint,
+    assert_keys_differ,
+    assert_never_crashes_never_correct,
+    assert_variant_hint,
+    judged,
+    variants,
+)
 from scipy.integrate import solve_ivp
 
 from mbdlib import PlanarModel
@@ -30,32 +40,6 @@ from mbdlib.spatial import SpatialModel
 
 ROOT = Path(__file__).resolve().parents[1]
 G = 9.81
-VARIANT_SEEDS = (3, 4, 5, 6, 7)
-
-
-def judged(exercise, answer, params):
-    """The grader's verdict on a value ``answer`` for a student with ``params``."""
-    return judge(get(exercise), [answer], [()], params)
-
-
-def assert_variant_hint(exercise, answer, params, *words):
-    v = judged(exercise, answer, params)
-    assert v.verdict == "wrong", (exercise, params, v)
-    for w in words:
-        assert w in v.hint, (w, v.hint)
-
-
-def variants(exercise):
-    ex = get(exercise)
-    assert ex.variant is not None and ex.params, exercise
-    return [ex.params_for(np.random.default_rng(seed)) for seed in VARIANT_SEEDS]
-
-
-def assert_keys_differ(exercise, params_list):
-    ex = get(exercise)
-    keys = [np.asarray(ex.key(params=p), dtype=float) for p in params_list + [ex.params]]
-    distinct = {tuple(np.round(k.reshape(-1), 9)) for k in keys}
-    assert len(distinct) >= len(keys) - 1, (exercise, keys)
 
 
 def fd_rank(phi, q, h=1e-7, tol=1e-6):
