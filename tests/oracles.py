@@ -1,5 +1,10 @@
 """Oracles for the tests and the benchmarks: the same systems written with another library.
 
+``rolling_disk_kanes_method``: a thin disk rolling without slipping on the plane z = 0, in
+``sympy.physics.mechanics.KanesMethod`` (heading, lean, spin; independent speeds), the peer of
+:meth:`mbdlib.spatial.SpatialModel.add_rolling_disk` (tests/test_spatial_dynamics.py) and of the
+chapter 7 exercises' keys (tests/test_exercises_ch07.py).
+
 ``fourbar_kanes_method``: chapter 5's four-bar arm in ``sympy.physics.mechanics.KanesMethod`` with
 dependent coordinates and speeds, the peer against which the recursive Kane algorithm of
 :mod:`mbdlib.mechanisms` is checked (tests/test_fourbar_arm.py) and timed (bench/bench_fourbar.py).
@@ -69,3 +74,32 @@ def fourbar_kanes_method(arm: FourBarArm):
     fr, frstar = km.kanes_equations(bodies, loads)
     return {"km": km, "fr": fr, "frstar": frstar, "q": tuple(q), "u": tuple(u), "tau": tau,
             "velocity_constraints": velocity}
+
+
+def rolling_disk_kanes_method(radius, mass, g):
+    """The rolling disk by Kane's method: heading q1 about N.z, lean q2 about Y.x, spin q3 about L.y (the
+    disk's axis); generalized speeds u = the disk's angular velocity in the lean frame L; the contact point
+    at rest (rolling), the centre at ``radius`` along L.z; uniform thin disk; weight ``mass g`` along −N.z.
+    ``radius``, ``mass``, ``g``: numbers or sympy symbols.
+
+    Returns ``{"KM", "q", "u", "N", "L", "D", "contact", "centre"}`` with ``kanes_equations`` done.
+    """
+    q1, q2, q3 = me.dynamicsymbols("q1:4")
+    u1, u2, u3 = me.dynamicsymbols("u1:4")
+    N = me.ReferenceFrame("N")
+    Y = N.orientnew("Y", "Axis", [q1, N.z])
+    L = Y.orientnew("L", "Axis", [q2, Y.x])
+    D = L.orientnew("D", "Axis", [q3, L.y])
+    w_of_qd = D.ang_vel_in(N)
+    D.set_ang_vel(N, u1 * L.x + u2 * L.y + u3 * L.z)
+    contact = me.Point("C")
+    contact.set_vel(N, 0)
+    centre = contact.locatenew("O", radius * L.z)
+    centre.v2pt_theory(contact, N, D)
+    inertia = me.inertia(L, mass * radius**2 / 4, mass * radius**2 / 2, mass * radius**2 / 4)
+    disk = me.RigidBody("disk", centre, D, mass, (inertia, centre))
+    KM = me.KanesMethod(N, q_ind=[q1, q2, q3], u_ind=[u1, u2, u3],
+                        kd_eqs=[me.dot(D.ang_vel_in(N) - w_of_qd, e) for e in L])
+    KM.kanes_equations([disk], [(centre, -mass * g * N.z)])
+    return {"KM": KM, "q": [q1, q2, q3], "u": [u1, u2, u3], "N": N, "L": L, "D": D, "contact": contact,
+            "centre": centre}

@@ -28,6 +28,7 @@ from exercise_helpers import (
     judged,
     variants,
 )
+from oracles import rolling_disk_kanes_method
 from scipy.integrate import solve_ivp
 
 from mbdlib import PlanarModel
@@ -300,25 +301,9 @@ def test_7_7a_counts_by_rank_and_mistakes():
 @pytest.fixture(scope="module")
 def kane_disk():
     """The rolling disk by sympy's KanesMethod (as in the chapter), lambdified with m = 1, R and g free."""
-    import sympy.physics.mechanics as me
-
     R, g = sp.symbols("R g", positive=True)
-    q1, q2, q3 = me.dynamicsymbols("q1:4")
-    u1, u2, u3 = me.dynamicsymbols("u1:4")
-    N = me.ReferenceFrame("N")
-    Y = N.orientnew("Y", "Axis", [q1, N.z])
-    L = Y.orientnew("L", "Axis", [q2, Y.x])
-    D = L.orientnew("D", "Axis", [q3, L.y])
-    w_of_qd = D.ang_vel_in(N)
-    D.set_ang_vel(N, u1 * L.x + u2 * L.y + u3 * L.z)
-    C = me.Point("C")
-    C.set_vel(N, 0)
-    O = C.locatenew("O", R * L.z)
-    O.v2pt_theory(C, N, D)
-    disk = me.RigidBody("disk", O, D, 1, (me.inertia(L, R**2 / 4, R**2 / 2, R**2 / 4), O))
-    KM = me.KanesMethod(N, q_ind=[q1, q2, q3], u_ind=[u1, u2, u3],
-                        kd_eqs=[me.dot(D.ang_vel_in(N) - w_of_qd, e) for e in L])
-    KM.kanes_equations([disk], [(O, -g * N.z)])
+    disk = rolling_disk_kanes_method(R, 1, g)
+    KM, (q1, q2, q3), (u1, u2, u3) = disk["KM"], disk["q"], disk["u"]
     s, th, Om = sp.symbols("s theta Omega", real=True)
     steady = {u1: 0, u2: s + Om * sp.sin(q2), u3: Om * sp.cos(q2)}
     lean_eq = KM.forcing[0].subs(KM.kindiffdict()).subs(steady).subs(q2, th)

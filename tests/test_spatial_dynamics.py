@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import rolling_disk_kanes_method
 
 from mbdlib import dae
 from mbdlib.catalogue import mechanism
@@ -245,23 +246,10 @@ def sympy_disk():
     speeds the angular velocity in the lean frame; rolling by the contact point at rest."""
     sp = pytest.importorskip("sympy")
     me = pytest.importorskip("sympy.physics.mechanics")
-    q1, q2, q3 = me.dynamicsymbols("q1:4")
-    u1, u2, u3 = me.dynamicsymbols("u1:4")
-    N = me.ReferenceFrame("N")
-    Y = N.orientnew("Y", "Axis", [q1, N.z])
-    L = Y.orientnew("L", "Axis", [q2, Y.x])
-    D = L.orientnew("D", "Axis", [q3, L.y])                # the disk's axis is L.y
-    w_qd = D.ang_vel_in(N)
-    D.set_ang_vel(N, u1 * L.x + u2 * L.y + u3 * L.z)
-    contact = me.Point("C")
-    contact.set_vel(N, 0)
-    centre = contact.locatenew("O", R_DISK * L.z)
-    centre.v2pt_theory(contact, N, D)
-    inertia = me.inertia(L, M_DISK * R_DISK**2 / 4, M_DISK * R_DISK**2 / 2, M_DISK * R_DISK**2 / 4)
-    body = me.RigidBody("disk", centre, D, M_DISK, (inertia, centre))
-    kd = [me.dot(D.ang_vel_in(N) - w_qd, uv) for uv in L]
-    KM = me.KanesMethod(N, q_ind=[q1, q2, q3], u_ind=[u1, u2, u3], kd_eqs=kd)
-    KM.kanes_equations([body], [(centre, -M_DISK * G0 * N.z)])
+    disk = rolling_disk_kanes_method(R_DISK, M_DISK, G0)
+    KM, N, D, contact, centre = disk["KM"], disk["N"], disk["D"], disk["contact"], disk["centre"]
+    q1, q2, q3 = disk["q"]
+    u1, u2, u3 = disk["u"]
     ud = me.dynamicsymbols("u1:4", 1)
     args = [q1, q2, q3, u1, u2, u3]
     kin = KM.kindiffdict()
