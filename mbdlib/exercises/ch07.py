@@ -53,7 +53,7 @@ from functools import cache
 
 import numpy as np
 
-from ..rotations import dcm_from_axis_angle, dcm_from_quat, omega_from_quat_rates, quat_from_dcm
+from ..rotations import _G, dcm_from_axis_angle, dcm_from_quat, omega_from_quat_rates, quat_from_dcm
 from ..spatial import SpatialModel
 from .core import Exercise, Mistake, register
 
@@ -62,15 +62,13 @@ G = 9.81  # m/s²
 
 # ------------------------------------------------------------------ helpers shared by the mistakes
 def _L(p):
-    """``L(p) = [-e, -ẽ + e0 I]`` (3, 4), body frame (written out here, from the chapter's formula)."""
-    e0, x, y, z = (float(v) for v in p)
-    return np.array([[-x, e0, z, -y], [-y, -z, e0, x], [-z, y, -x, e0]])
+    """``L(p) = [-e, -ẽ + e0 I]`` (3, 4), body frame: the Euler-parameter matrix SpatialModel uses."""
+    return _G(np.asarray(p, dtype=float), "body")
 
 
 def _Gm(p):
     """``G(p) = [-e, ẽ + e0 I]`` (3, 4), global frame."""
-    e0, x, y, z = (float(v) for v in p)
-    return np.array([[-x, e0, -z, y], [-y, z, e0, -x], [-z, -y, x, e0]])
+    return _G(np.asarray(p, dtype=float), "global")
 
 
 def _scalar_last(p):
