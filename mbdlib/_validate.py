@@ -67,6 +67,20 @@ def number(x, name: str, positive: bool = False) -> float:
     return float(x)
 
 
+def planar_gravity(gravity, who: str) -> np.ndarray:
+    """The gravity vector of a planar model: required (never assumed), 2 finite numbers.
+
+    >>> planar_gravity(None, "PlanarModel")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    mbdlib.errors.ModelError: PlanarModel: give gravity=, ... in a horizontal plane
+    """
+    if gravity is None:
+        raise ModelError(f"{who}: give gravity=, the gravitational acceleration in the plane: (0, -9.81) "
+                         "with y up, (0, 0) for a mechanism moving in a horizontal plane")
+    return vector(gravity, 2, "gravity", " (x, y)")
+
+
 def state(x, n: int, name: str, owner: str = "") -> np.ndarray:
     """A state vector (q, q̇, ...) of a model with ``n`` coordinates: shape ``(n,)``, finite.
 

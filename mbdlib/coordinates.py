@@ -51,7 +51,7 @@ from .constraints import Revolute, Translational, newton_solve
 from .dynamics import bias_forces, energy, mass_matrix
 from .errors import ModelError, ShapeError
 from .newton_euler import gravity_vector
-from .planar import PlanarModel, _planar_gravity
+from .planar import PlanarModel
 
 __all__ = ["RelativeModel", "TreeJoint", "ChainSystem", "body_states", "convert"]
 
@@ -122,7 +122,7 @@ class RelativeModel:
     """
 
     def __init__(self, gravity=None):
-        self.gravity = _planar_gravity(gravity, "RelativeModel")
+        self.gravity = _validate.planar_gravity(gravity, "RelativeModel")
         self.names: list[str] = []
         self.masses: list[float] = []
         self.inertias: list[float] = []

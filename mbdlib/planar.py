@@ -87,14 +87,6 @@ def _number(x, name: str, positive: bool = False) -> float:
     return _validate.number(x, name, positive)
 
 
-def _planar_gravity(gravity, who: str) -> np.ndarray:
-    """The gravity vector of a planar model: required, 2 finite numbers."""
-    if gravity is None:
-        raise ModelError(f"{who}: give gravity=, the gravitational acceleration in the plane: (0, -9.81) "
-                         "with y up, (0, 0) for a mechanism moving in a horizontal plane")
-    return _validate.vector(gravity, 2, "gravity", " (x, y)")
-
-
 def _xy(x, name: str) -> np.ndarray:
     return _validate.vector(x, 2, name, " (x, y)")
 
@@ -115,7 +107,7 @@ class PlanarModel:
     """
 
     def __init__(self, gravity=None):
-        self.gravity = _planar_gravity(gravity, "PlanarModel")
+        self.gravity = _validate.planar_gravity(gravity, "PlanarModel")
         self.ground = PlanarBody("ground", np.inf, np.inf, np.zeros(2), 0.0, np.zeros(2), 0.0, None)
         self.bodies: list[PlanarBody] = []
         self.joints: list[Constraint] = []
