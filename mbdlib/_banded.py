@@ -65,9 +65,10 @@ class BandedSchur:
         self.target = (pa[lower] - pb[lower]) * m + pb[lower]
         self._chol = None
 
-    def factor(self, values, w, shift: float = 0.0):
-        """Factor ``S + shift·max(diag S)·I`` for the non-zeros ``values`` of ``J`` and the diagonal ``w``
-        (``M⁻¹``).
+    def factor(self, values, w, shift: float = 0.0, diag=None):
+        """Factor ``S + shift·max(diag S)·I (+ diag(diag))`` for the non-zeros ``values`` of ``J`` and the
+        diagonal ``w`` (``M⁻¹``; or, for the pattern of ``Jᵀ``, ``α'`` with ``diag`` the diagonal of ``M``:
+        the augmented Lagrangian's ``M + α' JᵀJ``).
 
         Returns ``(ok, ratio)``: ``ok`` is False when the Cholesky factorization breaks down, and
         ``ratio`` is the smallest pivot over the largest diagonal entry of ``S`` (≥ λ_min / λ_max).
@@ -77,6 +78,8 @@ class BandedSchur:
         scale = float(ab[0].max()) if self.m else 1.0
         if shift:
             ab[0] += shift * scale
+        if diag is not None:
+            ab[0] += diag[self.perm]
         c, info = dpbtrf(ab, lower=1)
         if info != 0:
             self._chol = None
@@ -84,9 +87,10 @@ class BandedSchur:
         self._chol = c
         return True, float((c[0] ** 2).min() / max(scale, 1e-300)) if self.m else 1.0
 
-    def solve(self, rhs):
-        """``S⁻¹ rhs`` with the last factorization (rows in the original order)."""
-        x, info = dpbtrs(self._chol, rhs[self.perm][:, None], lower=1)
+    def solve(self, rhs, chol=None):
+        """``S⁻¹ rhs`` with the last factorization, or with ``chol`` (an earlier one), rows in the original
+        order."""
+        x, info = dpbtrs(self._chol if chol is None else chol, rhs[self.perm][:, None], lower=1)
         out = np.empty(self.m)
         out[self.perm] = x[:, 0]
         return out

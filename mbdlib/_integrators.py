@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._banded import BandedSchur
 from ._kkt import (
     _al_accelerations,
     _banded,
@@ -124,7 +125,17 @@ def _time_grid(t0, t_end, t_eval, dt):
     return np.asarray(grid), np.asarray(out)
 
 
-def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, tol, max_newton):
+#: Default penalty of the augmented Lagrangian: α h²/4 = PENALTY_SCALE · max(diag M) (α = 4e9 for unit masses
+#: and h = 5e-4 s; the 1e7 of Bayo et al. goes with steps near 1e-2 s).
+PENALTY_SCALE = 250.0
+#: Error-controlled steps: safety factor, and the bounds of one step's change (Hairer, Nørsett & Wanner 1993,
+#: §II.4, for the controller).
+SAFETY, SHRINK_MIN, GROW_MAX = 0.9, 0.2, 2.0
+EPS = np.finfo(float).eps
+
+
+def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, tol, max_newton,
+                              rtol=1e-9, atol=1e-9, adaptive=False):
     """Index-3 augmented Lagrangian, trapezoidal rule, mass-orthogonal projections.
 
     Cuadrado, Cardenal & Bayo (1997), after Bayo, García de Jalón & Serna (1988) and Bayo &
@@ -144,30 +155,121 @@ def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, t
 
         P q̇ = M q̇* − α' Φ_qᵀ Φ_t,    P q̈ = M q̈* + α' Jᵀ [γ; b_γ]
 
-    Fixed steps ≤ dt on a grid through every output time.
+    Fixed steps ≤ dt on a grid through every output time, α from dt; or, ``adaptive``, steps chosen by
+    the local error of the trapezoidal rule, estimated as Zienkiewicz & Xie (1991) do for Newmark's
+    method, ``e = (β − 1/6) h² (q̈_{n+1} − q̈_n) = h² (q̈_{n+1} − q̈_n) / 12``, in the RMS norm scaled by
+    ``atol + rtol |q|`` (as scipy's solvers do): a step with norm > 1 is taken again, shorter; the next
+    step is ``h · min(2, max(0.2, 0.9 norm^(−1/3)))`` (Hairer, Nørsett & Wanner 1993, §II.4), at most dt
+    (dt is also the first try), and ends on every output time.  The default penalty then follows h
+    (α' = 250 max(diag M) whatever the step), so the matrix P of one step serves the next one too.
+
+    Near a singular position the estimate also sees the part of Φ that was deferred (see ``simulate``)
+    come back as a jump of q, which no shorter step removes (it enters q̇ as 2 δq / h and q̈ as
+    4 δq / h²).  The estimate leaves out the motions along the weak directions' right singular vectors,
+    and a step whose estimate does not fall when it is shortened is accepted at its first, longest try
+    (``jump_steps``).  The error made at such a passage is therefore not controlled by rtol and atol.
     """
     M = system.M(q0)
-    alpha = float(penalty) if penalty is not None else 1e3 * float(np.max(np.diag(M))) / dt**2
-    if not alpha > 0:
+    mass = float(np.max(np.diag(M)))
+    if penalty is not None and not float(penalty) > 0:
         raise MbdError(f"simulate: the penalty must be positive, got {penalty!r}")
-    qdd, lam = _al_accelerations(system, t0, q0, qd0, alpha)
+    alpha0 = float(penalty) if penalty is not None else 4.0 * PENALTY_SCALE * mass / dt**2
+    if not adaptive or penalty is not None:
+        def alpha_of(h):
+            return alpha0
+    else:
+        def alpha_of(h):
+            return 4.0 * PENALTY_SCALE * mass / h**2
+    qdd, lam = _al_accelerations(system, t0, q0, qd0, alpha0)
     m = len(system.phi(q0, t0))
-    state = _ALState(q0.copy(), qd0.copy(), qdd, lam[:m].copy(), lam[m:].copy(), M, _jacobian(system, q0, t0))
-    stepper = _ALStepper(system, alpha, m, tol, max_newton, dt)
-    h_grid, is_out = _time_grid(t0, t_end, t_eval, dt)
+    ops = _al_ops(system, q0, t0)
+    state = _ALState(q0.copy(), qd0.copy(), qdd, lam[:m].copy(), lam[m:].copy(), ops.mass(q0),
+                     ops.jac(q0, t0), alpha0)
+    stepper = _ALStepper(system, m, tol, max_newton, dt, ops)
+    stepper.mass_scale = mass
     ts, qs, qds, lams = [], [], [], []
-    if is_out[0]:
-        _record(stepper, state, t0, ts, qs, qds, lams, dt, lam)
-    for t, t1, record in zip(h_grid[:-1], h_grid[1:], is_out[1:], strict=True):
-        state = stepper.step(state, t, t1 - t)
-        if record:
-            _record(stepper, state, t1, ts, qs, qds, lams, t1 - t)
-    return ts, qs, qds, lams, stepper.stats(len(h_grid) - 1)
+    if not adaptive:
+        h_grid, is_out = _time_grid(t0, t_end, t_eval, dt)
+        if is_out[0]:
+            _record(system, state, t0, ts, qs, qds, lams, dt, lam)
+        for t, t1, record in zip(h_grid[:-1], h_grid[1:], is_out[1:], strict=True):
+            state = stepper.step(state, t, t1 - t, alpha0)
+            if record:
+                _record(system, state, t1, ts, qs, qds, lams, t1 - t)
+        return ts, qs, qds, lams, stepper.stats(len(h_grid) - 1)
+    marks = np.asarray([t_end] if t_eval is None else t_eval, dtype=float)
+    k = 0
+    if t_eval is None or t_eval[0] == t0:
+        _record(system, state, t0, ts, qs, qds, lams, dt, lam)
+        k = 0 if t_eval is None else 1
+    def error_norm(s, new, h, weak):
+        """RMS of h² (q̈_{n+1} − q̈_n) / 12 over atol + rtol |q|, without its part along the right singular
+        vectors ``weak`` (the motions a weak direction's correction makes: see :func:`_weak_directions`)."""
+        e = (h**2 / 12.0) * (new.qdd - s.qdd)
+        if weak is not None and weak.size:
+            e = e - weak @ (weak.T @ e)
+        scale = atol + rtol * np.maximum(np.abs(s.q), np.abs(new.q))
+        return float(np.sqrt(np.mean((e / scale) ** 2)))
+
+    t, h, steps, rejected, kept, tried = t0, float(dt), 0, 0, 0, None
+    h_min = 1e-12 * max(1.0, abs(t_end), abs(t0))
+    while k < marks.size:
+        goal = marks[k]
+        h_try = min(h, dt)
+        rest = goal - t
+        lands = h_try >= rest - 1e-12 * max(1.0, abs(goal))
+        if lands:
+            h_try = rest
+        elif h_try > 0.5 * rest:                             # two halves rather than a sliver at the end
+            h_try = 0.5 * rest
+        jumped = False
+        try:
+            new = stepper.step(state, t, h_try, alpha_of(h_try))
+        except _NewtonFailed:
+            err = np.inf
+        else:
+            err = error_norm(state, new, h_try, stepper.weak_motion)
+        if err > 1.0 and np.isfinite(err) and tried is not None and h_try <= 0.7 * tried[0] \
+                and err >= 0.5 * tried[1]:
+            # shorter, yet no smaller: not the rule's error (∝ h³) but a jump of q that no step removes (the
+            # part of Φ deferred at a singular position, enforced again).  The first, longest try is kept:
+            # the jump δq enters q̇ as 2 δq / h and q̈ as 4 δq / h², least with the longest step
+            kept, jumped = kept + 1, True
+            h_try, err, new, lands = tried
+            _, V = _weak_directions(system.phi_q(new.q, t + h_try), new.alpha * h_try**2 / 4.0, mass)
+            err = min(err, error_norm(state, new, h_try, V))
+        elif err > 1.0:                                      # rejected: try again, shorter
+            rejected += 1
+            if tried is None and np.isfinite(err):
+                tried = (h_try, err, new, lands)             # the first try at this t
+            factor = SHRINK_MIN if not np.isfinite(err) else max(SHRINK_MIN, SAFETY * err ** (-1.0 / 3.0))
+            h = h_try * factor
+            if h < h_min:
+                raise MbdError(f"simulate (augmented_lagrangian): the step fell below {h_min:.1e} s at "
+                               f"t = {t:.6g} (rtol {rtol:g}, atol {atol:g}); loosen rtol and atol, or "
+                               "use adaptive=False with a small dt")
+            continue
+        steps, tried = steps + 1, None
+        t, state = (goal if lands else t + h_try), new
+        if lands or t_eval is None:
+            _record(system, state, t, ts, qs, qds, lams, h_try)
+        k += lands
+        grow = GROW_MAX if err == 0.0 else min(GROW_MAX, max(SHRINK_MIN, SAFETY * err ** (-1.0 / 3.0)))
+        grow = min(grow, 1.0) if err > 1.0 else grow
+        grow = 1.0 if jumped else grow                       # (a shorter step would not have helped)
+        # a step shortened only to land on an output time does not shorten the next one
+        h = max(h, h_try * grow) if lands else h_try * grow
+    return ts, qs, qds, lams, stepper.stats(steps) | {"rejected_steps": rejected, "jump_steps": kept}
+
+
+class _NewtonFailed(MbdError):
+    """Newton of one augmented-Lagrangian step did not converge (error control shortens the step)."""
 
 
 @dataclass
 class _ALState:
-    """The state after a step: q, q̇, q̈, the multipliers λ* and σ, and M, J at q."""
+    """The state after a step: q, q̇, q̈, the multipliers λ* and σ, and M, J at q (as the stepper's
+    linear algebra stores them: dense arrays, or a diagonal and the non-zeros of a fixed pattern)."""
 
     q: np.ndarray
     qd: np.ndarray
@@ -176,80 +278,166 @@ class _ALState:
     sigma: np.ndarray
     M: np.ndarray
     J: np.ndarray
+    alpha: float          # the penalty of the step that ended here
+
+
+class _DenseOps:
+    """M, J = [Φ_q; B] and P = M + α' JᵀJ as dense arrays, P by Cholesky (any system)."""
+
+    def __init__(self, system):
+        self.system = system
+
+    def mass(self, q):
+        return self.system.M(q)
+
+    def jac(self, q, t):
+        return _jacobian(self.system, q, t)
+
+    def factor(self, M, J, a_pen):
+        return _cho(M + a_pen * J.T @ J)
+
+    def solve(self, P, b):
+        return _cho_solve(P, b)
+
+    def mul(self, M, x):
+        return M @ x
+
+    def jmul(self, J, x):
+        return J @ x
+
+    def jtmul(self, J, y):
+        return J.T @ y
+
+    def dense(self, J):
+        return J
+
+
+class _BandOps(_DenseOps):
+    """Cartesian coordinates with a fixed sparse Φ_q and no B rows (``banded_schur``): M is its diagonal,
+    J the non-zeros of Φ_q, and ``P = M + α' JᵀJ`` lives in band storage (reverse Cuthill–McKee order, the
+    pattern of JᵀJ) and is factored by LAPACK's band Cholesky: O(n) work per step on a chain of bodies,
+    where the dense P costs O(n³)."""
+
+    def __init__(self, system, bs):
+        super().__init__(system)
+        self.bs = bs
+        self.band = BandedSchur(bs.cols, bs.rows, bs.n, bs.m)     # Jᵀ's pattern: Jᵀ diag(α') J + diag(M)
+
+    def mass(self, q):
+        return self.system.M_diagonal(q)
+
+    def jac(self, q, t):
+        return self.system.jacobian_values(q, t)
+
+    def factor(self, M, J, a_pen):
+        self.band.factor(J, np.full(self.bs.m, a_pen), diag=M)
+        return self.band._chol
+
+    def solve(self, P, b):
+        return self.band.solve(b, P)
+
+    def mul(self, M, x):
+        return M * x
+
+    def jmul(self, J, x):
+        return self.bs.matvec(J, x)
+
+    def jtmul(self, J, y):
+        return self.bs.rmatvec(J, y)
+
+    def dense(self, J):
+        out = np.zeros((self.bs.m, self.bs.n))
+        out[self.bs.rows, self.bs.cols] = J
+        return out
+
+
+def _al_ops(system, q0, t0):
+    """The band path where it applies (see :class:`_BandOps`), else the dense one."""
+    bs = _banded(system)
+    if bs is not None and hasattr(system, "M_diagonal") and system.B(q0, t0).shape[0] == 0:
+        return _BandOps(system, bs)
+    return _DenseOps(system)
 
 
 class _ALStepper:
     """One trapezoidal step of the augmented Lagrangian (see :func:`_run_augmented_lagrangian`)."""
 
-    def __init__(self, system, alpha, m, tol, max_newton, dt):
-        self.system, self.alpha, self.m, self.tol = system, alpha, m, tol
+    def __init__(self, system, m, tol, max_newton, dt, ops):
+        self.system, self.m, self.tol, self.ops = system, m, tol, ops
         self.max_newton, self.dt = max_newton, dt
         self.constant_M = hasattr(system, "M_diagonal")  # Cartesian coordinates: M does not depend on q
         self.nfev = self.total_it = self.max_it = self.deferred = 0
-        self._P, self._P_h = None, None
+        self._P, self._P_a = None, None
+        self.weak_motion = None   # right singular vectors of the weak directions met in the last step
 
     def stats(self, n_steps):
         return dict(nfev=self.nfev, newton_iterations=self.total_it, max_newton_iterations=self.max_it,
                     n_steps=n_steps, deferred_steps=self.deferred)
 
-    def step(self, s: _ALState, t, h) -> _ALState:
-        """Newton on the equilibrium at t + h, then the projections of q̇ and q̈; ``s`` is not changed."""
-        system, alpha, m, tol = self.system, self.alpha, self.m, self.tol
+    def step(self, s: _ALState, t, h, alpha) -> _ALState:
+        """Newton on the equilibrium at t + h with penalty α, then the projections of q̇ and q̈; ``s`` is
+        not changed."""
+        system, m, tol, ops = self.system, self.m, self.tol, self.ops
         t1 = t + h
         a_pen, a_v = alpha * h * h / 4.0, alpha * h / 2.0
-        # tangent at the last converged state (modified Newton): the last step's, if h is the same
-        P = self._P if self._P_h == h else _cho(s.M + a_pen * s.J.T @ s.J)
+        # tangent at the last converged state (modified Newton): the last step's, if α' is the same
+        P = self._P if self._P_a == a_pen else ops.factor(s.M, s.J, a_pen)
         lam_star, sigma = s.lam_star.copy(), s.sigma.copy()
         qd_hat = (2.0 / h) * s.q + s.qd
         qdd_hat = (4.0 / h**2) * s.q + (4.0 / h) * s.qd + s.qdd
         x = s.q + h * s.qd + 0.5 * h * h * s.qdd       # predictor
         step_prev, W = np.inf, None
+        self.weak_motion = None
         for it in range(1, self.max_newton + 1):
             v, a = (2.0 / h) * x - qd_hat, (4.0 / h**2) * x - qdd_hat
-            phi, Phi_q, B = system.phi(x, t1), system.phi_q(x, t1), system.B(x, t1)
-            gv = B @ v
+            phi, J = system.phi(x, t1), ops.jac(x, t1)
+            gv = ops.jmul(J, v)[m:]                     # B q̇
             if it > 1:
                 dlam = alpha * phi
                 lam_star += dlam if W is None else dlam - W @ (W.T @ dlam)
                 sigma += a_v * gv
             Q = system.Q(t1, x, v)
-            Mx = s.M if self.constant_M else system.M(x)  # the equilibrium at t_{n+1} needs M(q_{n+1})
+            Mx = s.M if self.constant_M else ops.mass(x)  # the equilibrium at t_{n+1} needs M(q_{n+1})
             self.nfev += 1
-            f = (h * h / 4.0) * (Mx @ a + Phi_q.T @ (alpha * phi + lam_star) + B.T @ (a_v * gv + sigma) - Q)
+            forces = np.concatenate([alpha * phi + lam_star, a_v * gv + sigma])
+            f = (h * h / 4.0) * (ops.mul(Mx, a) + ops.jtmul(J, forces) - Q)
             if it > 2:                                 # slow: refresh the tangent (full Newton)
-                J_it = np.vstack([Phi_q, B])
-                P = _cho(Mx + a_pen * J_it.T @ J_it)
-            dq = -_cho_solve(P, f)
+                P = ops.factor(Mx, J, a_pen)
+            dq = -ops.solve(P, f)
             x = x + dq
             step = np.max(np.abs(dq))                  # (4/h²) Δq is the change of q̈
-            if 4.0 * step / h**2 <= tol * (1.0 + np.max(np.abs(a))):
+            if (4.0 * step / h**2 <= tol * (1.0 + np.max(np.abs(a)))
+                    or step <= 8.0 * EPS * (1.0 + np.max(np.abs(x)))):   # (round-off, for short steps)
                 break
             if it >= 4 and W is None and step >= 0.5 * step_prev and m:
-                W = _weak_directions(Phi_q, a_pen, Mx)  # creeping: a singular position (Notes of simulate)
+                # creeping: a singular position (Notes of simulate)
+                W, V = _weak_directions(ops.dense(J)[:m], a_pen, self.mass_scale)
+                self.weak_motion = V if V.shape[1] else None
                 if W.shape[1]:                         # keep λ* there (a real force), stop its update
                     self.deferred += 1
             step_prev = step
         else:
-            raise MbdError(f"simulate (augmented_lagrangian): Newton did not converge in {self.max_newton} "
-                           f"iterations at t = {t1:g} (last correction {step:.3g}); reduce dt (now "
-                           f"{self.dt:g}) or change the penalty (now {alpha:g})")
+            raise _NewtonFailed(f"simulate (augmented_lagrangian): Newton did not converge in "
+                                f"{self.max_newton} iterations at t = {t1:g} (last correction {step:.3g}); "
+                                f"reduce dt (now {self.dt:g}) or change the penalty (now {alpha:g})")
         self.total_it += it
         self.max_it = max(self.max_it, it)
         q = x
         qd_star, qdd_star = (2.0 / h) * q - qd_hat, (4.0 / h**2) * q - qdd_hat
-        M, J = system.M(q), _jacobian(system, q, t1)
-        P = _cho(M + a_pen * J.T @ J)
-        phi_t = np.concatenate([system.phi_t(q, t1), np.zeros(J.shape[0] - m)])
-        qd = _al_project(P, M, J, qd_star, -phi_t, a_pen)
+        M, J = ops.mass(q), ops.jac(q, t1)
+        P = ops.factor(M, J, a_pen)
+        k = lam_star.size + sigma.size - m
+        phi_t = np.concatenate([system.phi_t(q, t1), np.zeros(k)])
+        qd = _al_project(ops, P, M, J, qd_star, -phi_t, a_pen)
         g = np.concatenate([system.gamma(q, qd, t1), system.b_gamma(q, qd, t1)])
-        qdd = _al_project(P, M, J, qdd_star, g, a_pen)
-        self._P, self._P_h = P, h                       # the next step of the same size reuses it
-        return _ALState(q, qd, qdd, lam_star, sigma, M, J)
+        qdd = _al_project(ops, P, M, J, qdd_star, g, a_pen)
+        self._P, self._P_a = P, a_pen                   # the next step with the same α' reuses it
+        return _ALState(q, qd, qdd, lam_star, sigma, M, J, alpha)
 
 
-def _record(stepper, s: _ALState, t, ts, qs, qds, lams, h, lam=None):
+def _record(system, s: _ALState, t, ts, qs, qds, lams, h, lam=None):
     """Append one output point; the multipliers are λ* + α Φ and σ + α_v B q̇ (or ``lam`` at the start)."""
-    system, alpha = stepper.system, stepper.alpha
+    alpha = s.alpha
     ts.append(t)
     qs.append(s.q.copy())
     qds.append(s.qd.copy())
@@ -258,31 +446,34 @@ def _record(stepper, s: _ALState, t, ts, qs, qds, lams, h, lam=None):
                                 s.sigma + alpha * h / 2.0 * (system.B(s.q, t) @ s.qd)]))
 
 
-def _weak_directions(Phi_q, a_pen, M):
-    """Left singular vectors of Φ_q that the penalty cannot enforce within one step, shape (m, r).
+def _weak_directions(Phi_q, a_pen, mass):
+    """Left singular vectors of Φ_q that the penalty cannot enforce within one step, shape (m, r), and
+    the right singular vectors of the non-zero ones among them, shape (n, r').
 
     A residual of Φ along a left singular vector u_i is removed by the penalty at the rate
-    α' σ_i² / (mass): where α' σ_i² < 10 · max(diag M) (and for σ_i = 0) it only creeps.
+    α' σ_i² / (mass): where α' σ_i² < 10 · max(diag M) (and for σ_i = 0) it only creeps, and the correction,
+    when it comes, moves q along v_i.
     """
-    U, s, _ = np.linalg.svd(Phi_q, full_matrices=True)
-    s = np.concatenate([s, np.zeros(U.shape[1] - s.size)])
-    return U[:, a_pen * s**2 < 10.0 * np.max(np.diag(M))]
+    U, s, Vt = np.linalg.svd(Phi_q, full_matrices=True)
+    weak = a_pen * s**2 < 10.0 * mass
+    left = np.concatenate([weak, np.ones(U.shape[1] - s.size, dtype=bool)])
+    return U[:, left], Vt[: s.size][weak].T
 
 
-def _al_project(P, M, J, x_star, target, a_pen, tol=1e-12, max_iter=50):
+def _al_project(ops, P, M, J, x_star, target, a_pen, tol=1e-12, max_iter=50):
     """Mass-orthogonal projection of x* onto J x = target (Bayo & Ledesma 1996), iterated.
 
     Minimizes ½ (x − x*)ᵀ M (x − x*) + ½ α' ‖J x − target‖² with multiplier updates
     ``μ ← μ + α' (J x − target)`` until ``J x = target``: ``P x = M x* + α' Jᵀ target − Jᵀ μ``.
     """
-    if J.shape[0] == 0:
+    if target.size == 0:
         return x_star
-    mu = np.zeros(J.shape[0])
-    rhs = M @ x_star + a_pen * J.T @ target
-    scale = 1.0 + np.linalg.norm(target) + np.linalg.norm(J @ x_star)
+    mu = np.zeros(target.size)
+    rhs = ops.mul(M, x_star) + a_pen * ops.jtmul(J, target)
+    scale = 1.0 + np.linalg.norm(target) + np.linalg.norm(ops.jmul(J, x_star))
     for _ in range(max_iter):
-        x = _cho_solve(P, rhs - J.T @ mu)
-        res = J @ x - target
+        x = ops.solve(P, rhs - ops.jtmul(J, mu))
+        res = ops.jmul(J, x) - target
         if np.linalg.norm(res) <= tol * scale:
             break
         mu += a_pen * res

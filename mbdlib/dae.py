@@ -100,6 +100,13 @@ class SimulationResult:
     deferred_steps : int
         Augmented Lagrangian: steps near a singular position in which the components of Φ that Φ_q
         cannot enforce were left for later steps (see the Notes of :func:`simulate`).
+    rejected_steps : int
+        Error-controlled augmented Lagrangian: steps taken again, shorter, because their local error
+        estimate exceeded the tolerance (or their Newton iteration did not converge).
+    jump_steps : int
+        Error-controlled augmented Lagrangian: steps accepted above the tolerance because shortening them
+        did not lower the estimate (a jump of q, such as the correction of the part of Φ deferred at a
+        singular position, is not an error of the rule that a shorter step reduces).
     damped_evaluations : int
         ``singular="damp"``: evaluations of q̈ at which ``J M⁻¹ Jᵀ`` was singular and the damped
         least-squares solve was used (zero: no singular position was met).
@@ -122,6 +129,8 @@ class SimulationResult:
     labels: list = field(default_factory=list)
     kinetic_scale: float = 0.0
     deferred_steps: int = 0
+    rejected_steps: int = 0
+    jump_steps: int = 0
     damped_evaluations: int = 0
     alpha: float | None = None
     beta: float | None = None
@@ -131,8 +140,8 @@ class SimulationResult:
     @property
     def mean_step(self) -> float:
         """Simulated time per step, ``(t_end − t0) / n_steps`` [s] (``alpha``, ``beta``: the Baumgarte
-        gains of a ``"baumgarte"`` run, else None; ``rtol``, ``atol``: the ODE tolerances, None for the
-        fixed-step augmented Lagrangian)."""
+        gains of a ``"baumgarte"`` run, else None; ``rtol``, ``atol``: the tolerances that chose the steps,
+        None for the fixed-step augmented Lagrangian)."""
         return float(self.t[-1] - self.t[0]) / max(self.n_steps, 1)
 
     @property
@@ -144,7 +153,10 @@ class SimulationResult:
     def summary(self) -> str:
         """A few lines for a notebook: method, cost, drift and energy error."""
         return (f"method {self.method} ({self.solver}), t = {self.t[0]:g} .. {self.t[-1]:g} s, "
-                f"{self.n_steps} steps, {len(self.t)} outputs\n"
+                f"{self.n_steps} steps"
+                + (f" ({self.rejected_steps} rejected)" if self.rejected_steps else "")
+                + (f" ({self.jump_steps} accepted with a jump of q)" if self.jump_steps else "")
+                + f", {len(self.t)} outputs\n"
                 f"  max ‖Φ‖ = {self.violation.max():.3e}, max ‖Φ̇‖ = {self.violation_velocity.max():.3e}, "
                 f"relative energy error = {self.energy_error:.3e}\n"
                 f"  {self.nfev} function evaluations, {self.newton_iterations} Newton iterations "
@@ -211,7 +223,7 @@ def _check_system(system, q, qd, t):
 # ----------------------------------------------------------------- simulate
 def simulate(system, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=None, alpha=5.0, beta=5.0,
              solver="DOP853", dt=5e-4, penalty=None, newton_tol=1e-6, max_newton=50, t0=0.0, q0=None,
-             qd0=None, singular="stop") -> SimulationResult:
+             qd0=None, singular="stop", adaptive=False) -> SimulationResult:
     """Integrate a constrained system from (q0, qd0) at t0 to t_end, with monitors.
 
     Parameters
@@ -220,7 +232,8 @@ def simulate(system, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=No
     t_end : float
     method : {"projection", "none", "baumgarte", "augmented_lagrangian"}
     rtol, atol : float
-        Tolerances of the ODE solver (not used by the fixed-step augmented Lagrangian).
+        Tolerances of the ODE solver, and of the augmented Lagrangian's local error estimate when
+        ``adaptive``.
     t_eval : array_like, optional
         Output times (default: every step).
     alpha, beta : float
@@ -228,14 +241,20 @@ def simulate(system, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=No
     solver : {"DOP853", "RK45", "RK23", "Radau"}
         The scipy integrator of the ODE methods.
     dt : float
-        Fixed step of the augmented Lagrangian (trapezoidal rule) [s].  The default 5e-4 s meets the
-        IFToMM A02 benchmark (the N-four-bar, 20 s through its flat singular pose, first crank tip within
-        1e-3 m) for N = 2 in Cartesian and relative coordinates (``tests/test_a02.py``); the error falls
-        as dt² (1e-3 s gives 2e-3 m there in Cartesian coordinates).
+        Step of the augmented Lagrangian [s] (steps ≤ dt that land on every output time), or with
+        ``adaptive=True`` its first and largest step.  The default 5e-4 s meets the IFToMM A02 benchmark
+        (the N-four-bar, 20 s through its flat singular pose, first crank tip within 1e-3 m) for N = 2 in
+        Cartesian, relative and mixed coordinates (8.2e-4, 2.8e-4, 5.3e-4 m; ``tests/test_a02.py``).
+    adaptive : bool
+        Augmented Lagrangian: choose the step by the local error estimate against ``rtol`` and ``atol``
+        (see the Notes).  Not the default: the error made at a singular position is not a local error
+        of the rule, and on A02 (N = 2, Cartesian) the controlled run with the same largest step measured
+        1.2e-3 m against the fixed step's 8.2e-4 m.
     penalty : float, optional
         Penalty factor α of the augmented Lagrangian; default ``1e3 · max(diag M) / dt²``
-        (α h²/4 = 250 · max(diag M): 4e9 for unit masses and dt = 5e-4; the 1e7 of Bayo et al.
-        goes with steps near 1e-2).
+        (α dt²/4 = 250 · max(diag M): 4e9 for unit masses and dt = 5e-4; the 1e7 of Bayo et al.
+        goes with steps near 1e-2), with ``adaptive`` the same for each step h.  A given penalty stays
+        fixed.
     newton_tol : float
         Augmented Lagrangian: Newton stops when the change of the accelerations it implies,
         ``(4/h²) ‖Δq‖∞``, is below ``newton_tol (1 + ‖q̈‖∞)``.  (The projections of q̇ and q̈
@@ -269,7 +288,11 @@ def simulate(system, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=No
     :class:`SingularityError` at redundant constraints or singular positions, unless ``singular="damp"``
     carries them through singular positions.
 
-    ``"augmented_lagrangian"`` uses fixed steps ≤ ``dt`` that land on every ``t_eval`` time.  Its
+    ``"augmented_lagrangian"`` uses fixed steps ≤ ``dt`` that land on every ``t_eval`` time; with
+    ``adaptive=True`` it chooses them (≤ ``dt``) by the local error of the trapezoidal rule,
+    ``h² (q̈_{n+1} − q̈_n) / 12`` (Zienkiewicz & Xie 1991), against ``atol + rtol |q|``: a step above
+    it is taken again, shorter (``rejected_steps``).  In Cartesian coordinates with revolute joints its
+    matrix ``M + α' JᵀJ`` is kept in band storage and factored once per step (O(n)); elsewhere dense.  Its
     matrix ``M + α' JᵀJ`` is positive definite whatever the rank of J.  At a singular position the
     part of Φ along a left singular vector of Φ_q with a tiny singular value can only be reduced at
     second order: the multiplier update keeps pushing along it and Newton creeps.  When that happens
@@ -310,8 +333,10 @@ def simulate(system, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=No
     if method == "augmented_lagrangian":
         if dt <= 0:
             raise MbdError(f"simulate: the step dt must be positive, got {dt!r}")
+        if adaptive and not (rtol > 0 and atol > 0):
+            raise MbdError(f"simulate: rtol and atol must be positive, got {rtol!r} and {atol!r}")
         out = _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, newton_tol,
-                                        max_newton)
+                                        max_newton, rtol, atol, bool(adaptive))
     else:
         out = _run_ode(system, t0, t_end, q0, qd0, t_eval, method, SOLVERS[solver], rtol, atol,
                        alpha if method == "baumgarte" else 0.0, beta if method == "baumgarte" else 0.0,
@@ -322,7 +347,7 @@ def simulate(system, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=No
                      else solver, stats, cpu)
     if method == "baumgarte":
         result.alpha, result.beta = float(alpha), float(beta)
-    if method != "augmented_lagrangian":
+    if method != "augmented_lagrangian" or adaptive:
         result.rtol, result.atol = float(rtol), float(atol)
     return result
 

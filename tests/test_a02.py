@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 import scipy.sparse
 
-from mbdlib import dae
+from mbdlib import _integrators, dae
+from mbdlib._integrators import _run_augmented_lagrangian
+from mbdlib._kkt import _al_accelerations
 from mbdlib.catalogue import mechanism, n_fourbar_exact, n_fourbar_tip
 from mbdlib.errors import MbdError, ModelError, SingularityError
 
@@ -233,6 +235,69 @@ def test_augmented_lagrangian_is_second_order(coordinates):
                      - ref.q).max() for dt in (4e-3, 2e-3, 1e-3)]
     ratios = [errors[0] / errors[1], errors[1] / errors[2]]
     assert all(3.3 < r < 4.8 for r in ratios), (errors, ratios)
+
+
+def test_augmented_lagrangian_error_control_chooses_the_step():
+    """rtol and atol choose the step: a tighter tolerance gives a smaller error with more (and shorter,
+    not equal) steps; the first try dt = 0.1 s is rejected; the error falls as a second-order method's
+    with the tolerance (tolerance ÷ 100 → step ÷ 100^(1/3) → error ÷ ~20)."""
+    model = mechanism("double_pendulum", coordinates="cartesian", gravity=(0.0, -9.81))
+    t_eval = np.linspace(0.0, 1.0, 11)
+    ref = dae.simulate(model, 1.0, method="projection", rtol=1e-12, atol=1e-12, t_eval=t_eval)
+    runs = {tol: dae.simulate(model, 1.0, method="augmented_lagrangian", adaptive=True, rtol=tol, atol=tol,
+                              dt=0.1, t_eval=t_eval) for tol in (1e-6, 1e-8)}
+    errors = {tol: np.abs(r.q - ref.q).max() for tol, r in runs.items()}
+    assert errors[1e-8] < errors[1e-6] / 8.0, errors
+    assert errors[1e-8] < 5e-5
+    assert runs[1e-8].n_steps > 2 * runs[1e-6].n_steps
+    assert all(r.rejected_steps >= 1 and r.rtol == r.atol for r in runs.values())
+    fixed = dae.simulate(model, 1.0, method="augmented_lagrangian", dt=runs[1e-8].mean_step, t_eval=t_eval)
+    assert fixed.rtol is None and fixed.rejected_steps == 0
+    with pytest.raises(MbdError, match="rtol and atol must be positive"):
+        dae.simulate(model, 1.0, method="augmented_lagrangian", adaptive=True, rtol=0.0)
+
+
+def test_augmented_lagrangian_error_estimate_is_the_local_error():
+    """One step from the exact state: the estimate h² (q̈₁ − q̈₀) / 12 (Zienkiewicz & Xie 1991) is the
+    step's true error to within a factor 2 (reference: projection, DOP853 at 1e-13)."""
+    model = mechanism("double_pendulum", coordinates="cartesian", gravity=(0.0, -9.81))
+    for h in (4e-3, 2e-3):
+        ref = dae.simulate(model, h, method="projection", rtol=1e-13, atol=1e-13, t_eval=[0.0, h])
+        ts, qs, _, _, _ = _run_augmented_lagrangian(model, 0.0, h, model.q0, model.qd0, None, h, None,
+                                                    1e-10, 50)
+        qdd0 = _al_accelerations(model, 0.0, model.q0, model.qd0, 1e9)[0]
+        qdd1 = _al_accelerations(model, h, qs[-1], dae.simulate(
+            model, h, method="augmented_lagrangian", dt=h).qd[-1], 1e9)[0]
+        estimate = np.linalg.norm(h**2 / 12.0 * (qdd1 - qdd0))
+        true = np.linalg.norm(qs[-1] - ref.q[-1])
+        assert 0.5 < estimate / true < 2.0, (h, estimate, true)
+
+
+def test_augmented_lagrangian_band_path_equals_the_dense_one(monkeypatch):
+    """The band Cholesky of M + α' JᵀJ (Cartesian, revolute joints) and the dense one give the same motion,
+    through a flat pose (N = 3, fixed and error-controlled steps)."""
+    model = mechanism("n_fourbar", N=3, gravity=(0.0, -9.81))
+    t_eval = np.linspace(0.0, 1.0, 11)
+    assert isinstance(_integrators._al_ops(model, model.q0, 0.0), _integrators._BandOps)
+    for options in ({"dt": 2e-3}, {"dt": 2e-3, "adaptive": True, "rtol": 1e-7, "atol": 1e-7}):
+        band = dae.simulate(model, 1.0, method="augmented_lagrangian", t_eval=t_eval, **options)
+        with monkeypatch.context() as patch:
+            patch.setattr(_integrators, "_al_ops", lambda system, q, t: _integrators._DenseOps(system))
+            dense = dae.simulate(model, 1.0, method="augmented_lagrangian", t_eval=t_eval, **options)
+        assert band.deferred_steps > 0 and band.n_steps == dense.n_steps
+        np.testing.assert_allclose(band.q, dense.q, atol=1e-8)
+        np.testing.assert_allclose(band.lambdas, dense.lambdas, rtol=1e-6, atol=1e-6)
+
+
+def test_error_controlled_augmented_lagrangian_passes_the_flat_pose():
+    """A02, N = 2, 3 s (three flat poses): the controlled run does not shrink its step to nothing where the
+    deferred part of Φ comes back (the jump rule), and stays near the exact motion."""
+    model = mechanism("n_fourbar", N=2, gravity=(0.0, -9.81))
+    res = dae.simulate(model, 3.0, method="augmented_lagrangian", adaptive=True, rtol=1e-10, atol=1e-10,
+                       dt=5e-3)
+    assert res.deferred_steps > 0 and res.n_steps < 20000
+    assert tip_error(res, "cartesian", 2) < 2e-4
+    assert res.violation.max() < 1e-7
 
 
 def test_augmented_lagrangian_keeps_its_multiplier_through_the_flat_pose():
