@@ -190,10 +190,9 @@ def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, t
     ops = _al_ops(system, q0, t0)
     state = _ALState(q0.copy(), qd0.copy(), qdd, lam[:m].copy(), lam[m:].copy(), ops.mass(q0),
                      ops.jac(q0, t0), alpha0)
-    stepper = _ALStepper(system, m, tol, max_newton, dt, ops)
-    stepper.mass_scale = mass
-    ts, qs, qds, lams = [], [], [], []
+    stepper = _ALStepper(system, m, tol, max_newton, dt, ops, mass)
     if not adaptive:
+        ts, qs, qds, lams = [], [], [], []
         h_grid, is_out = _time_grid(t0, t_end, t_eval, dt)
         if is_out[0]:
             _record(system, state, t0, ts, qs, qds, lams, dt, lam)
@@ -202,20 +201,17 @@ def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, t
             if record:
                 _record(system, state, t1, ts, qs, qds, lams, t1 - t)
         return ts, qs, qds, lams, stepper.stats(len(h_grid) - 1)
+    return _run_adaptive(system, stepper, state, lam, t0, t_end, t_eval, dt, alpha_of, rtol, atol)
+
+
+def _run_adaptive(system, stepper, state, lam, t0, t_end, t_eval, dt, alpha_of, rtol, atol):
+    """The error-controlled loop of :func:`_run_augmented_lagrangian` (see its docstring)."""
+    ts, qs, qds, lams = [], [], [], []
     marks = np.asarray([t_end] if t_eval is None else t_eval, dtype=float)
     k = 0
     if t_eval is None or t_eval[0] == t0:
         _record(system, state, t0, ts, qs, qds, lams, dt, lam)
         k = 0 if t_eval is None else 1
-    def error_norm(s, new, h, weak):
-        """RMS of h² (q̈_{n+1} − q̈_n) / 12 over atol + rtol |q|, without its part along the right singular
-        vectors ``weak`` (the motions a weak direction's correction makes: see :func:`_weak_directions`)."""
-        e = (h**2 / 12.0) * (new.qdd - s.qdd)
-        if weak is not None and weak.size:
-            e = e - weak @ (weak.T @ e)
-        scale = atol + rtol * np.maximum(np.abs(s.q), np.abs(new.q))
-        return float(np.sqrt(np.mean((e / scale) ** 2)))
-
     t, h, steps, rejected, kept, tried = t0, float(dt), 0, 0, 0, None
     h_min = 1e-12 * max(1.0, abs(t_end), abs(t0))
     while k < marks.size:
@@ -233,7 +229,7 @@ def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, t
         except _NewtonFailed:
             err = np.inf
         else:
-            err = error_norm(state, new, h_try, stepper.weak_motion)
+            err = _error_norm(state, new, h_try, stepper.weak_motion, rtol, atol)
         if err > 1.0 and np.isfinite(err) and tried is not None and h_try <= 0.7 * tried[0] \
                 and err >= 0.5 * tried[1]:
             # shorter, yet no smaller: not the rule's error (∝ h³) but a jump of q that no step removes (the
@@ -241,8 +237,6 @@ def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, t
             # the jump δq enters q̇ as 2 δq / h and q̈ as 4 δq / h², least with the longest step
             kept, jumped = kept + 1, True
             h_try, err, new, lands = tried
-            _, V = _weak_directions(system.phi_q(new.q, t + h_try), new.alpha * h_try**2 / 4.0, mass)
-            err = min(err, error_norm(state, new, h_try, V))
         elif err > 1.0:                                      # rejected: try again, shorter
             rejected += 1
             if tried is None and np.isfinite(err):
@@ -259,12 +253,23 @@ def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, t
         if lands or t_eval is None:
             _record(system, state, t, ts, qs, qds, lams, h_try)
         k += lands
-        grow = GROW_MAX if err == 0.0 else min(GROW_MAX, max(SHRINK_MIN, SAFETY * err ** (-1.0 / 3.0)))
-        grow = min(grow, 1.0) if err > 1.0 else grow
-        grow = 1.0 if jumped else grow                       # (a shorter step would not have helped)
+        if jumped:                                           # (a shorter step would not have helped)
+            grow = 1.0
+        else:
+            grow = GROW_MAX if err == 0.0 else min(GROW_MAX, max(SHRINK_MIN, SAFETY * err ** (-1.0 / 3.0)))
         # a step shortened only to land on an output time does not shorten the next one
         h = max(h, h_try * grow) if lands else h_try * grow
     return ts, qs, qds, lams, stepper.stats(steps) | {"rejected_steps": rejected, "jump_steps": kept}
+
+
+def _error_norm(s, new, h, weak, rtol, atol):
+    """RMS of ``h² (q̈_{n+1} − q̈_n) / 12`` over ``atol + rtol |q|``, without its part along the right
+    singular vectors ``weak`` (the motions a weak direction's correction makes: :func:`_weak_directions`)."""
+    e = (h**2 / 12.0) * (new.qdd - s.qdd)
+    if weak is not None:
+        e = e - weak @ (weak.T @ e)
+    scale = atol + rtol * np.maximum(np.abs(s.q), np.abs(new.q))
+    return float(np.sqrt(np.mean((e / scale) ** 2)))
 
 
 class _NewtonFailed(MbdError):
@@ -380,8 +385,8 @@ def _al_ops(system, q0, t0):
 class _ALStepper:
     """One trapezoidal step of the augmented Lagrangian (see :func:`_run_augmented_lagrangian`)."""
 
-    def __init__(self, system, m, tol, max_newton, dt, ops):
-        self.system, self.m, self.tol, self.ops = system, m, tol, ops
+    def __init__(self, system, m, tol, max_newton, dt, ops, mass_scale):
+        self.system, self.m, self.tol, self.ops, self.mass_scale = system, m, tol, ops, mass_scale
         self.max_newton, self.dt = max_newton, dt
         self.constant_M = hasattr(system, "M_diagonal")  # Cartesian coordinates: M does not depend on q
         self.nfev = self.total_it = self.max_it = self.deferred = 0
