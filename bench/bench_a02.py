@@ -11,7 +11,8 @@ h = 1e-3 s, sparse solver) runs on the same model in the same process when it is
 Run alone: ``.venv/bin/python bench/bench_a02.py [N ...] [--save PATH]`` (default N = 1 2 5 10 20 40);
 ``--save`` also writes the rows as JSON with the date and the machine (the book reads
 ``bench/results/a02.json``).  ``--kkt`` prints only the time of one KKT solve, dense vs band
-factorization, for each N (the crossover of the two paths).  BLAS runs on one thread, as Exudyn does.
+factorization, for each N (the crossover of the two paths); ``--al`` the CPU of one augmented-Lagrangian
+step, dense vs band storage of M + α'JᵀJ.  BLAS runs on one thread, as Exudyn does.
 """
 
 from __future__ import annotations
@@ -116,6 +117,41 @@ def kkt_timings(Ns=N_DEFAULT, repeat: int = 200) -> list[dict]:
     return out
 
 
+def al_step_timings(Ns=N_DEFAULT, t_end: float = 0.25) -> list[dict]:
+    """CPU per augmented-Lagrangian step [µs] over the first ``t_end`` s (smooth motion, before the first
+    flat pose), band storage of M + α'JᵀJ against the dense matrices, with the largest difference of the
+    two results (the crossover of the two paths)."""
+    from mbdlib import _integrators
+
+    out = []
+    for N in Ns:
+        model = mechanism("n_fourbar", N=N, gravity=(0.0, -9.81))
+        cpu, q = {}, {}
+        for name, ops in (("banded", None), ("dense", _integrators._DenseOps)):
+            make = _integrators._al_ops
+            if ops is not None:
+                _integrators._al_ops = lambda system, q0, t0, ops=ops: ops(system)
+            try:
+                t0 = time.process_time()
+                res = dae.simulate(model, t_end, method="augmented_lagrangian", t_eval=[0.0, t_end])
+                cpu[name] = (time.process_time() - t0) / res.n_steps * 1e6
+                q[name] = res.q[-1]
+            finally:
+                _integrators._al_ops = make
+        out.append(dict(N=N, n=model.n, dense_us=cpu["dense"], banded_us=cpu["banded"],
+                        difference=float(np.abs(q["dense"] - q["banded"]).max())))
+    return out
+
+
+def report_al(rows: list[dict]) -> str:
+    lines = ["one augmented-Lagrangian step (first 0.25 s) [µs], dense vs band storage of M + α'JᵀJ",
+             f"{'N':>3} {'n':>4} {'dense':>9} {'banded':>9} {'ratio':>6}  max |q difference|"]
+    for r in rows:
+        lines.append(f"{r['N']:>3} {r['n']:>4} {r['dense_us']:>9.0f} {r['banded_us']:>9.0f} "
+                     f"{r['dense_us'] / r['banded_us']:>6.1f}  {r['difference']:.1e}")
+    return "\n".join(lines)
+
+
 def growth(rows: list[dict], coordinates: str, method: str, options: str = "") -> float | None:
     """Exponent p of CPU ∝ N^p, a least-squares line through log CPU vs log N of the runs that passed."""
     pts = [(r["N"], r["cpu"]) for r in rows if r["coordinates"] == coordinates and r["method"] == method
@@ -126,13 +162,13 @@ def growth(rows: list[dict], coordinates: str, method: str, options: str = "") -
     return float(np.polyfit(N, cpu, 1)[0])
 
 
-def save(rows: list[dict], path: str, kkt: list[dict] | None = None) -> None:
+def save(rows: list[dict], path: str, kkt: list[dict] | None = None, al: list[dict] | None = None) -> None:
     """Write the rows as JSON with the date and the machine line (the book reads this file)."""
     import json
     import pathlib
 
     out = dict(benchmark="IFToMM A02 N-four-bar", t_end=T_END, tolerance=1e-3,
-               date=time.strftime("%Y-%m-%d"), machine=machine(), rows=rows, kkt=kkt or [])
+               date=time.strftime("%Y-%m-%d"), machine=machine(), rows=rows, kkt=kkt or [], al_step=al or [])
     pathlib.Path(path).parent.mkdir(parents=True, exist_ok=True)
     pathlib.Path(path).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
 
@@ -170,10 +206,10 @@ def report_kkt(kkt: list[dict]) -> str:
 
 
 def main(Ns=N_DEFAULT, save_to: str | None = None) -> str:
-    rows, kkt = collect(Ns), kkt_timings(Ns)
+    rows, kkt, al = collect(Ns), kkt_timings(Ns), al_step_timings(Ns)
     if save_to:
-        save(rows, save_to, kkt)
-    return report(rows) + "\n\n" + report_kkt(kkt)
+        save(rows, save_to, kkt, al)
+    return report(rows) + "\n\n" + report_kkt(kkt) + "\n\n" + report_al(al)
 
 
 if __name__ == "__main__":
@@ -186,5 +222,8 @@ if __name__ == "__main__":
     if "--kkt" in args:
         args.remove("--kkt")
         print(report_kkt(kkt_timings(tuple(int(a) for a in args) or N_DEFAULT)))
+    elif "--al" in args:
+        args.remove("--al")
+        print(report_al(al_step_timings(tuple(int(a) for a in args) or N_DEFAULT)))
     else:
         print(main(tuple(int(a) for a in args) or N_DEFAULT, save_to=path))
