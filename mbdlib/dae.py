@@ -244,7 +244,8 @@ def simulate(system, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=No
         Step of the augmented Lagrangian [s] (steps ≤ dt that land on every output time), or with
         ``adaptive=True`` its first and largest step.  The default 5e-4 s meets the IFToMM A02 benchmark
         (the N-four-bar, 20 s through its flat singular pose, first crank tip within 1e-3 m) for N = 2 in
-        Cartesian, relative and mixed coordinates (8.2e-4, 2.8e-4, 5.3e-4 m; ``tests/test_a02.py``).
+        Cartesian, relative and mixed coordinates (8.2e-4, 2.8e-4, 5.3e-4 m in ``bench/bench_a02.py``;
+        ``tests/test_a02.py`` checks the first two, and N = 5 in relative coordinates).
     adaptive : bool
         Augmented Lagrangian: choose the step by the local error estimate against ``rtol`` and ``atol``
         (see the Notes).  Not the default: the error made at a singular position is not a local error
