@@ -190,7 +190,7 @@ def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, t
     ops = _al_ops(system, q0, t0)
     state = _ALState(q0.copy(), qd0.copy(), qdd, lam[:m].copy(), lam[m:].copy(), ops.mass(q0),
                      ops.jac(q0, t0), alpha0)
-    stepper = _ALStepper(system, m, tol, max_newton, dt, ops, mass)
+    stepper = _ALStepper(system, m, tol, max_newton, dt, ops)
     if not adaptive:
         ts, qs, qds, lams = [], [], [], []
         h_grid, is_out = _time_grid(t0, t_end, t_eval, dt)
@@ -385,8 +385,8 @@ def _al_ops(system, q0, t0):
 class _ALStepper:
     """One trapezoidal step of the augmented Lagrangian (see :func:`_run_augmented_lagrangian`)."""
 
-    def __init__(self, system, m, tol, max_newton, dt, ops, mass_scale):
-        self.system, self.m, self.tol, self.ops, self.mass_scale = system, m, tol, ops, mass_scale
+    def __init__(self, system, m, tol, max_newton, dt, ops):
+        self.system, self.m, self.tol, self.ops = system, m, tol, ops
         self.max_newton, self.dt = max_newton, dt
         self.constant_M = hasattr(system, "M_diagonal")  # Cartesian coordinates: M does not depend on q
         self.nfev = self.total_it = self.max_it = self.deferred = 0
@@ -434,7 +434,8 @@ class _ALStepper:
                 break
             if it >= 4 and W is None and step >= 0.5 * step_prev and m:
                 # creeping: a singular position (Notes of simulate)
-                W, V = _weak_directions(ops.dense(J)[:m], a_pen, self.mass_scale)
+                mass = float(np.max(Mx if np.ndim(Mx) == 1 else np.diag(Mx)))
+                W, V = _weak_directions(ops.dense(J)[:m], a_pen, mass)
                 self.weak_motion = V if V.shape[1] else None
                 if W.shape[1]:                         # keep λ* there (a real force), stop its update
                     self.deferred += 1
