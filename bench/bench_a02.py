@@ -144,12 +144,8 @@ def al_step_timings(Ns=N_DEFAULT, t_end: float = 0.25) -> list[dict]:
 
 
 def report_al(rows: list[dict]) -> str:
-    lines = ["one augmented-Lagrangian step (first 0.25 s) [µs], dense vs band storage of M + α'JᵀJ",
-             f"{'N':>3} {'n':>4} {'dense':>9} {'banded':>9} {'ratio':>6}  max |q difference|"]
-    for r in rows:
-        lines.append(f"{r['N']:>3} {r['n']:>4} {r['dense_us']:>9.0f} {r['banded_us']:>9.0f} "
-                     f"{r['dense_us'] / r['banded_us']:>6.1f}  {r['difference']:.1e}")
-    return "\n".join(lines)
+    return _dense_vs_banded("one augmented-Lagrangian step (first 0.25 s) [µs], dense vs band storage of "
+                            "M + α'JᵀJ", rows, "max |q difference|", lambda r: f"{r['difference']:.1e}")
 
 
 def growth(rows: list[dict], coordinates: str, method: str, options: str = "") -> float | None:
@@ -197,11 +193,16 @@ def report(rows: list[dict]) -> str:
 
 
 def report_kkt(kkt: list[dict]) -> str:
-    lines = ["one KKT solve at the start state [µs], dense range-space vs band Cholesky of J M⁻¹ Jᵀ",
-             f"{'N':>3} {'n':>4} {'dense':>9} {'banded':>9} {'ratio':>6}  half-band"]
-    for r in kkt:
+    return _dense_vs_banded("one KKT solve at the start state [µs], dense range-space vs band Cholesky of "
+                            "J M⁻¹ Jᵀ", kkt, "half-band", lambda r: f"{r['half_band']}")
+
+
+def _dense_vs_banded(title: str, rows: list[dict], last: str, cell) -> str:
+    """A table of µs per call, dense vs banded, their ratio and one more column (``cell(row)``)."""
+    lines = [title, f"{'N':>3} {'n':>4} {'dense':>9} {'banded':>9} {'ratio':>6}  {last}"]
+    for r in rows:
         lines.append(f"{r['N']:>3} {r['n']:>4} {r['dense_us']:>9.0f} {r['banded_us']:>9.0f} "
-                     f"{r['dense_us'] / r['banded_us']:>6.1f}  {r['half_band']}")
+                     f"{r['dense_us'] / r['banded_us']:>6.1f}  {cell(r)}")
     return "\n".join(lines)
 
 
