@@ -52,6 +52,12 @@ def judged(exercise, answer, params):
     return judge(get(exercise), [answer], [()], params)
 
 
+def assert_variant_correct(exercise, answer, params):
+    """``answer`` is correct for the student with ``params``."""
+    v = judged(exercise, answer, params)
+    assert v.verdict == "correct", (exercise, params, v)
+
+
 def assert_variant_hint(exercise, answer, params, *words):
     """``answer`` is wrong for the student with ``params``, and the hint contains every one of ``words``."""
     v = judged(exercise, answer, params)

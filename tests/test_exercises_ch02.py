@@ -17,13 +17,22 @@ from functools import cache
 import numpy as np
 import pytest
 import sympy as sp
-from exercise_helpers import Exploding, assert_correct, assert_hint, assert_never_crashes_never_correct
+from exercise_helpers import (
+    VARIANT_SEEDS,
+    Exploding,
+    assert_correct,
+    assert_hint,
+    assert_keys_differ,
+    assert_never_crashes_never_correct,
+    assert_variant_correct,
+    assert_variant_hint,
+    judged,
+    variants,
+)
 from scipy.integrate import solve_ivp
 
 from mbdlib.exercises import evaluate, exercises, get
 from mbdlib.exercises.core import judge
-
-SEEDS = (11, 12, 13, 14)  # four students' variants
 
 
 def test_chapter_2_has_graded_exercises_with_two_mistakes_each():
@@ -39,36 +48,6 @@ def test_chapter_2_has_graded_exercises_with_two_mistakes_each():
     assert ids == expected
     for e in exs:
         assert e.points > 0 and len(e.mistakes) >= 2, e.id
-
-
-def judged(exercise, answer, params):
-    """The grader's verdict on a value answer for a student's ``params`` (the keys of that variant)."""
-    return judge(get(exercise), [answer], [()], params)
-
-
-def correct_at(exercise, answer, params):
-    v = judged(exercise, answer, params)
-    assert v.verdict == "correct", (exercise, params, v)
-
-
-def hint_at(exercise, answer, params, *words):
-    v = judged(exercise, answer, params)
-    assert v.verdict == "wrong", (exercise, params, v)
-    for w in words:
-        assert w in v.hint, (w, v.hint)
-
-
-def variants(exercise):
-    return [get(exercise).params_for(np.random.default_rng(s)) for s in SEEDS]
-
-
-def assert_keys_differ(exercise):
-    """Four students get four different keys, and none of them is the public one."""
-    ex = get(exercise)
-    keys = [np.asarray(ex.key(params=p), dtype=float) for p in [dict(ex.params), *variants(exercise)]]
-    for i in range(len(keys)):
-        for j in range(i):
-            assert not np.allclose(keys[i], keys[j], rtol=1e-3), (exercise, i, j)
 
 
 # ---------------------------------------------------------------- 2.1, 2.2: Euler's equations
@@ -162,7 +141,7 @@ def _rate_of_angular_momentum(I, omega0, alpha):
     return (H(h) - H(-h)) / (2 * h)
 
 
-@pytest.mark.parametrize("seed", SEEDS[:3])
+@pytest.mark.parametrize("seed", VARIANT_SEEDS[:3])
 def test_2_1_variants_moment_and_hints(seed):
     ex = get("2.1")
     p = ex.params_for(np.random.default_rng(seed))
@@ -171,17 +150,18 @@ def test_2_1_variants_moment_and_hints(seed):
     I_O = _box_inertia_by_integration((0, 0, 0), p["mass"], p["edges"])
     w, al = np.array(p["omega"]), np.array(p["alpha"])
     np.testing.assert_allclose(ex.key(params=p), _rate_of_angular_momentum(I_C, w, al), atol=1e-6)
-    correct_at("2.1", I_C @ al + np.cross(w, I_C @ w), p)
-    hint_at("2.1", I_C @ al, p, "gyroscopic", "missing")
-    hint_at("2.1", I_C @ al + np.cross(I_C @ w, w), p, "wrong sign")
-    hint_at("2.1", I_O @ al + np.cross(w, I_O @ w), p, "corner", "CENTRAL")
-    hint_at("2.1", np.cross(w, I_C @ w), p, "I alpha", "missing")
-    hint_at("2.1", I_C @ ALPHA21 + np.cross(W21, I_C @ W21), p)  # the public answer is not this student's
+    assert_variant_correct("2.1", I_C @ al + np.cross(w, I_C @ w), p)
+    assert_variant_hint("2.1", I_C @ al, p, "gyroscopic", "missing")
+    assert_variant_hint("2.1", I_C @ al + np.cross(I_C @ w, w), p, "wrong sign")
+    assert_variant_hint("2.1", I_O @ al + np.cross(w, I_O @ w), p, "corner", "CENTRAL")
+    assert_variant_hint("2.1", np.cross(w, I_C @ w), p, "I alpha", "missing")
+    # the public answer is not this student's
+    assert_variant_hint("2.1", I_C @ ALPHA21 + np.cross(W21, I_C @ W21), p)
 
 
 def test_2_1_and_2_2_variants_differ():
-    assert_keys_differ("2.1")
-    assert_keys_differ("2.2")
+    assert_keys_differ("2.1", variants("2.1"))
+    assert_keys_differ("2.2", variants("2.2"))
 
 
 def _alpha_from_conserved_momentum(I, w0):
@@ -196,7 +176,7 @@ def _alpha_from_conserved_momentum(I, w0):
     return (omega(h) - omega(-h)) / (2 * h)
 
 
-@pytest.mark.parametrize("seed", SEEDS[:3])
+@pytest.mark.parametrize("seed", VARIANT_SEEDS[:3])
 def test_2_2_variants_conserve_angular_momentum_and_hints(seed):
     ex = get("2.2")
     p = ex.params_for(np.random.default_rng(seed))
@@ -207,11 +187,11 @@ def test_2_2_variants_conserve_angular_momentum_and_hints(seed):
     np.testing.assert_allclose(ex.key(params=p), _alpha_from_conserved_momentum(I, w), atol=1e-6)
     gyro = np.cross(w, I @ w)
     exact = np.linalg.inv(I) @ -gyro
-    correct_at("2.2", exact, p)
-    hint_at("2.2", np.linalg.inv(I) @ gyro, p, "sign")
-    hint_at("2.2", -gyro, p, "I alpha, not alpha")
-    hint_at("2.2", -gyro / I.diagonal(), p, "diagonal")
-    hint_at("2.2", np.zeros(3), p, "principal axis")
+    assert_variant_correct("2.2", exact, p)
+    assert_variant_hint("2.2", np.linalg.inv(I) @ gyro, p, "sign")
+    assert_variant_hint("2.2", -gyro, p, "I alpha, not alpha")
+    assert_variant_hint("2.2", -gyro / I.diagonal(), p, "diagonal")
+    assert_variant_hint("2.2", np.zeros(3), p, "principal axis")
     # the check of a released notebook tests the conservation of T and |H| (no key needed)
     assert ex.sanity(exact, **p) is None
     assert "angular momentum" in ex.sanity(-gyro, **p)  # that is I alpha: it keeps T but not |H|
@@ -374,34 +354,34 @@ def at_variant(expr, p):
     return np.array(sp.Matrix(expr).subs(arm_values(p, p["q"], p["qd"])).evalf(), dtype=float).squeeze()
 
 
-@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("seed", VARIANT_SEEDS)
 def test_2_5_and_2_7_variants(seed):
     p5 = get("2.5").params_for(np.random.default_rng(seed))
     M, h, G = (at_variant(x, p5) for x in equations())
     qdd = np.array(p5["qdd"])
     tau = M @ qdd + h + G
     np.testing.assert_allclose(get("2.5").key(params=p5), tau, rtol=1e-9)
-    correct_at("2.5", tau, p5)
-    hint_at("2.5", M @ qdd + h - G, p5, "gravity", "wrong sign")
-    hint_at("2.5", M @ qdd + G, p5, "Coriolis", "qd = 0")
-    hint_at("2.5", M @ qdd + h, p5, "gravity is missing")
-    hint_at("2.5", tau[::-1], p5, "reverse order")
+    assert_variant_correct("2.5", tau, p5)
+    assert_variant_hint("2.5", M @ qdd + h - G, p5, "gravity", "wrong sign")
+    assert_variant_hint("2.5", M @ qdd + G, p5, "Coriolis", "qd = 0")
+    assert_variant_hint("2.5", M @ qdd + h, p5, "gravity is missing")
+    assert_variant_hint("2.5", tau[::-1], p5, "reverse order")
 
     p7 = get("2.7").params_for(np.random.default_rng(seed))
     M, h, G = (at_variant(x, p7) for x in equations())
     tau = np.array(p7["tau"])
     qdd = np.linalg.solve(M, tau - h - G)
     np.testing.assert_allclose(get("2.7").key(params=p7), qdd, rtol=1e-9)
-    correct_at("2.7", qdd, p7)
-    hint_at("2.7", np.linalg.solve(M, tau), p7, "h = C qd + G are missing")
-    hint_at("2.7", np.linalg.solve(M, tau + h + G), p7, "wrong sign")
-    hint_at("2.7", np.linalg.solve(M, tau - G), p7, "velocity terms")
-    hint_at("2.7", tau - h - G, p7, "M qdd, not qdd")
+    assert_variant_correct("2.7", qdd, p7)
+    assert_variant_hint("2.7", np.linalg.solve(M, tau), p7, "h = C qd + G are missing")
+    assert_variant_hint("2.7", np.linalg.solve(M, tau + h + G), p7, "wrong sign")
+    assert_variant_hint("2.7", np.linalg.solve(M, tau - G), p7, "velocity terms")
+    assert_variant_hint("2.7", tau - h - G, p7, "M qdd, not qdd")
 
 
 def test_2_5_and_2_7_variants_differ():
-    assert_keys_differ("2.5")
-    assert_keys_differ("2.7")
+    assert_keys_differ("2.5", variants("2.5"))
+    assert_keys_differ("2.7", variants("2.7"))
 
 
 # ---------------------------------------------------------------- 2.6 Coriolis matrix
@@ -660,7 +640,7 @@ def test_2_9_the_parts_share_one_mechanism_and_the_public_numbers():
     assert [e.points for e in exercises(2) if e.id.startswith("2.9")] == [2, 1, 2]
 
 
-@pytest.mark.parametrize("index", range(1 + len(SEEDS)))
+@pytest.mark.parametrize("index", range(1 + len(VARIANT_SEEDS)))
 def test_2_9_references_are_lagrange_at_public_and_variant_numbers(index):
     p = cart_params()[index]
     M, h, G, qdd = cart_solution(p)
@@ -668,7 +648,7 @@ def test_2_9_references_are_lagrange_at_public_and_variant_numbers(index):
     np.testing.assert_allclose(get("2.9b").key(params=p), G, rtol=1e-10)
     np.testing.assert_allclose(get("2.9c").key(params=p), qdd, rtol=1e-9)
     for eid, answer in (("2.9a", M), ("2.9b", G), ("2.9c", qdd)):
-        correct_at(eid, answer, p)
+        assert_variant_correct(eid, answer, p)
     # energy: with no push and no damping, T + V of a short simulation stays put (an independent check of
     # the signs of h and G together): integrate M qdd = -h - G by scipy and compare the energy
     Mf, hf, Gf = (sp.lambdify((xc, th, xcd, thd), x.subs({m_c: p["m_c"], m_p: p["m_p"], dc: p["d"],
@@ -691,10 +671,10 @@ def test_2_9_references_are_lagrange_at_public_and_variant_numbers(index):
 
 def test_2_9_variants_differ():
     for eid in ("2.9a", "2.9b", "2.9c"):
-        assert_keys_differ(eid)
+        assert_keys_differ(eid, variants(eid))
 
 
-@pytest.mark.parametrize("index", range(1 + len(SEEDS)))
+@pytest.mark.parametrize("index", range(1 + len(VARIANT_SEEDS)))
 def test_2_9_mistakes_get_their_hints(index):
     p = cart_params()[index]
     M, h, G, qdd = cart_solution(p)
@@ -703,34 +683,35 @@ def test_2_9_mistakes_get_their_hints(index):
     # (a) the mass matrix
     about_C = M.copy()
     about_C[1, 1] = J
-    hint_at("2.9a", about_C, p, "parallel-axis")
-    hint_at("2.9a", cart_numbers(cart_lagrange(J_pivot=True)[0], p), p, "twice")
+    assert_variant_hint("2.9a", about_C, p, "parallel-axis")
+    assert_variant_hint("2.9a", cart_numbers(cart_lagrange(J_pivot=True)[0], p), p, "twice")
     point = M.copy()
     point[1, 1] = m * d**2
-    hint_at("2.9a", point, p, "own inertia J_C")
-    hint_at("2.9a", np.diag(np.diag(M)), p, "coupling", "missing")
-    hint_at("2.9a", M * [[1, -1], [-1, 1]], p, "coupling has the wrong sign")
+    assert_variant_hint("2.9a", point, p, "own inertia J_C")
+    assert_variant_hint("2.9a", np.diag(np.diag(M)), p, "coupling", "missing")
+    assert_variant_hint("2.9a", M * [[1, -1], [-1, 1]], p, "coupling has the wrong sign")
     from_horizontal = cart_numbers(cart_lagrange(hanging_from="horizontal")[0], p)  # -m_p d sin(theta)
-    hint_at("2.9a", from_horizontal, p, "sin(theta) where cos(theta)")
-    hint_at("2.9a", from_horizontal * [[1, -1], [-1, 1]], p, "sin(theta) where cos(theta)")
+    assert_variant_hint("2.9a", from_horizontal, p, "sin(theta) where cos(theta)")
+    assert_variant_hint("2.9a", from_horizontal * [[1, -1], [-1, 1]], p, "sin(theta) where cos(theta)")
     cart_only = M.copy()
     cart_only[0, 0] = p["m_c"]
-    hint_at("2.9a", cart_only, p, "misses the pendulum's mass")
+    assert_variant_hint("2.9a", cart_only, p, "misses the pendulum's mass")
     # (b) gravity and spring
-    hint_at("2.9b", G * [-1, 1], p, "spring's entry has the wrong sign")
-    hint_at("2.9b", G * [1, -1], p, "weight's entry has the wrong sign")
-    hint_at("2.9b", -G, p, "sign is wrong everywhere")
-    hint_at("2.9b", cart_numbers(cart_lagrange(hanging_from="horizontal")[2], p), p, "downward vertical")
-    hint_at("2.9b", G * [0, 1], p, "spring is missing")
-    hint_at("2.9b", G * [1, 0], p, "weight is missing")
+    assert_variant_hint("2.9b", G * [-1, 1], p, "spring's entry has the wrong sign")
+    assert_variant_hint("2.9b", G * [1, -1], p, "weight's entry has the wrong sign")
+    assert_variant_hint("2.9b", -G, p, "sign is wrong everywhere")
+    assert_variant_hint("2.9b", cart_numbers(cart_lagrange(hanging_from="horizontal")[2], p), p,
+                        "downward vertical")
+    assert_variant_hint("2.9b", G * [0, 1], p, "spring is missing")
+    assert_variant_hint("2.9b", G * [1, 0], p, "weight is missing")
     # (c) the accelerations
-    hint_at("2.9c", np.linalg.solve(M, Q - G), p, "velocity term h is missing")
-    hint_at("2.9c", np.linalg.solve(M, Q + h - G), p, "velocity term h has the wrong sign")
-    hint_at("2.9c", np.linalg.solve(M, Q - h), p, "G of (b) is missing")
-    hint_at("2.9c", np.linalg.solve(M, Q - h + G), p, "G has the wrong sign")
-    hint_at("2.9c", np.linalg.solve(M, Q[::-1] - h - G), p, "acts on the cart")
-    hint_at("2.9c", Q - h - G, p, "M qdd, not qdd")
-    hint_at("2.9c", (Q - h - G) / np.diag(M), p, "diagonal of M")
+    assert_variant_hint("2.9c", np.linalg.solve(M, Q - G), p, "velocity term h is missing")
+    assert_variant_hint("2.9c", np.linalg.solve(M, Q + h - G), p, "velocity term h has the wrong sign")
+    assert_variant_hint("2.9c", np.linalg.solve(M, Q - h), p, "G of (b) is missing")
+    assert_variant_hint("2.9c", np.linalg.solve(M, Q - h + G), p, "G has the wrong sign")
+    assert_variant_hint("2.9c", np.linalg.solve(M, Q[::-1] - h - G), p, "acts on the cart")
+    assert_variant_hint("2.9c", Q - h - G, p, "M qdd, not qdd")
+    assert_variant_hint("2.9c", (Q - h - G) / np.diag(M), p, "diagonal of M")
     # another student's answer is wrong here (the public one, at a variant)
     if index:
         public = cart_solution(cart_params()[0])
@@ -754,7 +735,7 @@ def test_a_released_notebook_checks_variants_without_the_key(capsys):
     from mbdlib.exercises.core import _VARIANT, encode_variant, use_variant
 
     p = variants("2.9a")[0]
-    token = encode_variant("s1", 2, {e.id: e.params_for(np.random.default_rng(SEEDS[0]))
+    token = encode_variant("s1", 2, {e.id: e.params_for(np.random.default_rng(VARIANT_SEEDS[0]))
                                      for e in exercises(2) if e.variant is not None})
     try:
         use_variant(token)
@@ -784,7 +765,7 @@ def test_no_hint_prints_a_key(exercise):
     """Every hint a wrong answer can get (each mistake's, the generic ones for nudged keys, a released
     notebook's sanity test), at the public numbers and two students', holds no number of the key."""
     ex = get(exercise)
-    settings = [dict(ex.params)] + ([ex.params_for(np.random.default_rng(s)) for s in SEEDS[:2]]
+    settings = [dict(ex.params)] + ([ex.params_for(np.random.default_rng(s)) for s in VARIANT_SEEDS[:2]]
                                     if ex.variant is not None else [])
     for params in settings:
         cases = ex.grading_cases(None) if ex.is_function else [()]
