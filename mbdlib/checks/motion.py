@@ -233,10 +233,10 @@ def _small_displacement(v: ModelView, statics_status: str, singular: bool) -> di
         )
     if statics_status == "fail":
         return item("small_displacement", "pass", detail + " (energy not judged: see statics)", **values)
-    if err > 1e-4:
+    if _energy_status(err) != "pass":
         return item(
             "small_displacement",
-            "fail" if err > 1e-2 else "warn",
+            _energy_status(err),
             detail + ": energy is not conserved",
             "check that Q derives from the energy (gravity, springs) and that nothing dissipates",
             **values,
@@ -261,7 +261,6 @@ def step6(v: ModelView, small_displacement, alpha, beta, step, result) -> list:
 
 # ====================================================================== step 7: a simulation
 def step7(v: ModelView, result, alpha, beta) -> list:
-
     if isinstance(result, FourBarSimulation):
         return _step7_fourbar(v, result)
     if not isinstance(result, dae.SimulationResult):
@@ -290,14 +289,19 @@ def step7(v: ModelView, result, alpha, beta) -> list:
     return out
 
 
+def _energy_status(err: float) -> str:
+    """A conservative model's relative energy error: pass up to 1e-4, warn up to 1e-2, else fail."""
+    return "pass" if err <= 1e-4 else "warn" if err <= 1e-2 else "fail"
+
+
 def _energy_item(v: ModelView, err: float, what: str) -> dict:
     detail = f"relative energy error {f3(err)} ({what})"
     if not v.conservative:
         return item("energy", "info", detail + f"; not judged: {v.nonconservative}", energy_error=err)
-    if err > 1e-4:
+    if _energy_status(err) != "pass":
         return item(
             "energy",
-            "fail" if err > 1e-2 else "warn",
+            _energy_status(err),
             detail + " of a conservative model",
             "lower rtol/atol, or check that Q derives from the energy function",
             energy_error=err,
