@@ -3,19 +3,23 @@
 The modules follow the chain of ideas of the book, in this order; a module imports only modules
 that come before it (``tests/test_layout.py`` checks every import, also those inside functions)::
 
-    errors -> _backend -> _validate
+    errors -> _backend -> _validate -> linalg -> codegen -> system -> model
     -> rotations -> bodies -> chain -> urdf -> kinematics -> newton_euler -> kane -> dynamics
     -> lagrange -> kane_closed -> mechanisms
-    -> constraints -> _banded -> _kkt -> _integrators -> dae -> compiled -> planar -> spatial
+    -> constraints -> _banded -> _kkt -> schemes -> _integrators -> dae -> linearize
+    -> compiled -> planar -> spatial
     -> coordinates -> catalogue
     -> assembly -> checks.views -> checks.items -> checks.motion -> checks
     -> plotting -> schematics -> frames -> widgets
 
-The first line is the foundation (errors, the numeric/symbolic helpers, input checks); then joint
-coordinates (rotations to the closed-chain arm of chapter 5); then constraints and Cartesian, relative
-and mixed coordinates (chapters 3, 4, 6, 7) with the ready-made mechanisms (``catalogue``); then the
-modelling checklist; then figures. ``mbdlib.exercises`` (answer checking and grading) sits above all.
-``plotting`` and ``widgets`` sit on top and are not imported here.
+The first line is the foundation: errors, the numeric/symbolic helpers, input checks, the linear
+algebra (one rank test), the code generator, and the contract between a model and the system an
+integrator sees (``system``: :class:`ConstrainedSystem`; ``model``: the base of every model family and
+the coordinates a user chooses).  Then joint coordinates (rotations to the closed-chain arm of
+chapter 5); then constraints, the KKT system, the schemes and the one :func:`simulate`, linearization,
+and Cartesian, relative and mixed coordinates (chapters 3, 4, 6, 7) with the ready-made mechanisms
+(``catalogue``); then the modelling checklist; then figures. ``mbdlib.exercises`` (answer checking
+and grading) sits above all. ``plotting`` and ``widgets`` sit on top and are not imported here.
 
 Conventions (stated once, in the book's "Conventions" page):
 
@@ -32,29 +36,27 @@ from .bodies import RigidBody, parallel_axis, rotate_inertia
 from .catalogue import mechanism
 from .chain import Chain, Joint, Link
 from .checks import CheckItem, CheckReport, check_model, check_simulation
-from .compiled import CompiledPlanarModel
-from .constraints import DofReport, Motion, rank_analysis
-from .coordinates import ChainSystem, RelativeModel, body_states, convert
+from .codegen import lambdify_equations, lambdify_matrix
+from .constraints import DofReport, Motion
+from .coordinates import RelativeModel, body_states, convert
 from .dae import (
     SimulationResult,
     accelerations,
+    cartesian_pendulum,
     kkt_matrix,
     project_positions,
     project_velocities,
     redundant_rows,
+    simulate,
     static_equilibrium,
 )
-from .dae import simulate as simulate_constrained
 from .dynamics import (
-    Simulation,
+    ChainModel,
     bias_forces,
     energy,
     forward_dynamics,
     inverse_dynamics_from_mass_matrix,
-    lambdify_equations,
-    lambdify_matrix,
     mass_matrix,
-    simulate,
 )
 from .errors import MbdError, ModelError, RotationError, ShapeError, SingularityError
 from .kane import KaneEquations, kane_equations, kane_inverse_dynamics
@@ -70,9 +72,12 @@ from .kinematics import (
     point_velocity,
 )
 from .lagrange import LagrangeEquations, check_skew, lagrange_equations
+from .linalg import rank_analysis
+from .linearize import Linearization, linearize
 from .mechanisms import FourBarArm, fourbar_arm
+from .model import Coordinate
 from .newton_euler import JointReactions, newton_euler_body, rnea
-from .planar import Assembly, PlanarBody, PlanarModel
+from .planar import PlanarBody, PlanarModel
 from .rotations import (
     axis_angle_from_dcm,
     check_rotation,
@@ -97,12 +102,17 @@ from .rotations import (
     skew,
     unskew,
 )
+from .schemes import ODE, AugmentedLagrangian, Baumgarte, Projection
 from .spatial import SpatialDofReport, SpatialModel
+from .system import Assembly, ConstrainedSystem, ModelWarning, Structure
 from .urdf import data_path, load_urdf
 
 __all__ = [
     # errors
-    "MbdError", "ModelError", "RotationError", "ShapeError", "SingularityError",
+    "MbdError", "ModelError", "RotationError", "ShapeError", "SingularityError", "ModelWarning",
+    # the contract: a model builds a system; one simulate, its schemes, one result; linearization
+    "ConstrainedSystem", "Structure", "Assembly", "Coordinate", "simulate", "SimulationResult", "ODE",
+    "Baumgarte", "Projection", "AugmentedLagrangian", "linearize", "Linearization",
     # rotations
     "skew", "unskew", "rot_x", "rot_y", "rot_z", "check_rotation", "dcm_from_euler", "euler_from_dcm",
     "dcm_from_quat", "quat_from_dcm", "normalize_quat", "quat_multiply", "quat_conjugate",
@@ -116,23 +126,21 @@ __all__ = [
     # dynamics
     "newton_euler_body", "rnea", "JointReactions", "kane_inverse_dynamics", "kane_equations", "KaneEquations",
     "lagrange_equations", "LagrangeEquations", "check_skew", "mass_matrix", "bias_forces", "forward_dynamics",
-    "inverse_dynamics_from_mass_matrix", "lambdify_equations", "lambdify_matrix", "energy", "simulate",
-    "Simulation",
+    "inverse_dynamics_from_mass_matrix", "lambdify_equations", "lambdify_matrix", "energy", "ChainModel",
     # URDF
     "load_urdf", "data_path",
     # constraints and Cartesian models
-    "DofReport", "Motion", "rank_analysis", "PlanarModel", "PlanarBody", "Assembly", "SpatialModel",
-    "SpatialDofReport",
-    # constrained (DAE) integration
-    "SimulationResult", "accelerations", "kkt_matrix", "project_positions", "project_velocities",
-    "redundant_rows", "static_equilibrium", "simulate_constrained",
+    "DofReport", "Motion", "rank_analysis", "PlanarModel", "PlanarBody", "SpatialModel", "SpatialDofReport",
+    # the constrained equations at one instant
+    "accelerations", "kkt_matrix", "project_positions", "project_velocities", "redundant_rows",
+    "static_equilibrium", "cartesian_pendulum",
     # coordinate choice and system assembly
-    "RelativeModel", "ChainSystem", "body_states", "convert", "mechanism", "AssembledSystem", "ModelReport",
+    "RelativeModel", "body_states", "convert", "mechanism", "AssembledSystem", "ModelReport",
     "assemble_system", "model_report", "compare_models",
     # local closed chains (the 1988 paper's worked example)
     "LoopJoint", "ClosedChain", "closed_kane_inverse_dynamics", "closed_kane_equations", "FourBarArm",
     "fourbar_arm",
     # the modelling checklist
-    "CheckItem", "CheckReport", "check_model", "check_simulation", "CompiledPlanarModel",
+    "CheckItem", "CheckReport", "check_model", "check_simulation",
 ]
 __version__ = "0.1.0"

@@ -1,8 +1,10 @@
-"""The integrators of :func:`mbdlib.dae.simulate`: the index-1 ODE methods and the augmented Lagrangian.
+"""The integrators of :func:`mbdlib.simulate`: the index-1 ODE schemes and the augmented Lagrangian.
 
-``"none"``, ``"baumgarte"`` and ``"projection"`` step the ODE ``y = (q, q̇)`` with a scipy solver,
-``y' = (q̇, q̈(q, q̇))`` from :func:`mbdlib._kkt._solve`; ``"augmented_lagrangian"`` steps the index-3
-equations with the trapezoidal rule.  Each returns ``(ts, qs, qds, lambdas, stats)`` for
+:class:`~mbdlib.schemes.ODE`, :class:`~mbdlib.schemes.Baumgarte` and :class:`~mbdlib.schemes.Projection`
+step the ODE ``y = (q, q̇)`` with a scipy solver, ``y' = (q̇, q̈(q, q̇))`` from :func:`mbdlib._kkt._solve`;
+:class:`~mbdlib.schemes.AugmentedLagrangian` steps the index-3 equations with the trapezoidal rule
+(:class:`_ALStepper`: the textbook step), and what it does near a singular position is kept apart, in
+:class:`SingularPassage`, with its constants named.  Each returns ``(ts, qs, qds, lambdas, stats)`` for
 :class:`mbdlib.dae.SimulationResult`.
 """
 
@@ -11,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.integrate import DOP853, RK23, RK45, Radau
 
 from ._banded import BandedSchur
 from ._kkt import (
@@ -24,12 +27,18 @@ from ._kkt import (
     project_velocities,
 )
 from .errors import MbdError, SingularityError
+from .schemes import SOLVERS as _SOLVER_NAMES
+
+SOLVERS = dict(zip(_SOLVER_NAMES, (DOP853, RK45, RK23, Radau), strict=True))
 
 
-def _run_ode(system, t0, t_end, q0, qd0, t_eval, method, solver_cls, rtol, atol, alpha, beta, damp=False):
+def _run_ode(system, t0, t_end, q0, qd0, t_eval, scheme):
     """Index-1 ODE y = (q, q̇) stepped by a scipy OdeSolver; projection after each accepted step."""
     n, nfev = system.n, [0]
-    project = method == "projection"
+    project = scheme.name == "projection"
+    damp = project and scheme.singular == "damp"
+    alpha, beta = (scheme.alpha, scheme.beta) if scheme.name == "baumgarte" else (0.0, 0.0)
+    solver_cls, rtol, atol = SOLVERS[scheme.solver], scheme.rtol, scheme.atol
     newton = [0, 0]
 
     bs = _banded(system)
@@ -41,7 +50,7 @@ def _run_ode(system, t0, t_end, q0, qd0, t_eval, method, solver_cls, rtol, atol,
         qdd, _ = _solve(system, t, y[:n], y[n:], alpha, beta, bs, damped)
         return np.concatenate([y[n:], qdd])
 
-    scale, seen = [abs(system.energy(q0, qd0))], [0]
+    scale, seen = [abs(system.energy(q0, qd0)) if damp else 0.0], [0]
 
     def projected(t, y):
         q, it = project_positions(system, y[:n], t, damp=damp)
@@ -65,7 +74,7 @@ def _run_ode(system, t0, t_end, q0, qd0, t_eval, method, solver_cls, rtol, atol,
         ode.step()
         if ode.status == "failed":
             raise MbdError(f"simulate: the {solver_cls.__name__} integrator failed at t = {ode.t:g} "
-                           f"(method {method!r}); try method='augmented_lagrangian' or a stiffer solver")
+                           f"(scheme {scheme}); try AugmentedLagrangian() or a stiff solver (solver='Radau')")
         steps += 1
         if t_eval is not None:
             dense = ode.dense_output()
@@ -109,7 +118,7 @@ def _check_damped_passage(system, t, y, q, qd, scale, seen, count):
         raise SingularityError(
             f"simulate(singular='damp'): after passing a singular position at t = {t:.6g} the projection "
             f"changed the energy by {change:.1e} of its scale (the limit is {DAMPED_ENERGY_TOL:g}): the "
-            "damped steps may have left the branch of the motion. Use method='augmented_lagrangian', or "
+            "damped steps may have left the branch of the motion. Use scheme=AugmentedLagrangian(), or "
             "smaller rtol and atol.")
 
 
@@ -132,15 +141,9 @@ PENALTY_SCALE = 250.0
 #: §II.4, for the controller).
 SAFETY, SHRINK_MIN, GROW_MAX = 0.9, 0.2, 2.0
 EPS = np.finfo(float).eps
-#: Band path: the projections of q̇ and q̈ in closed form when the smallest pivot of S = J M⁻¹ Jᵀ is above this
-#: share of its largest diagonal entry.  Nearer a singular position the iteration, which leaves the weak
-#: directions alone: on IFToMM A02 (N = 2) the closed form down to KKT_TOL² = 1e-10 kicked the linkage onto
-#: the other branch (2 m error); with 1e-4 the motion is the iteration's (8.2e-4 m), 15 % faster.
-CLOSED_FORM_RATIO = 1e-4
 
 
-def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, tol, max_newton,
-                              rtol=1e-9, atol=1e-9, adaptive=False):
+def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, scheme):
     """Index-3 augmented Lagrangian, trapezoidal rule, mass-orthogonal projections.
 
     Cuadrado, Cardenal & Bayo (1997), after Bayo, García de Jalón & Serna (1988) and Bayo &
@@ -174,10 +177,9 @@ def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, t
     and a step whose estimate does not fall when it is shortened is accepted at its first, longest try
     (``jump_steps``).  The error made at such a passage is therefore not controlled by rtol and atol.
     """
+    dt, penalty, adaptive = scheme.dt, scheme.penalty, scheme.adaptive
     M = system.M(q0)
     mass = float(np.max(np.diag(M)))
-    if penalty is not None and not float(penalty) > 0:
-        raise MbdError(f"simulate: the penalty must be positive, got {penalty!r}")
     alpha0 = float(penalty) if penalty is not None else 4.0 * PENALTY_SCALE * mass / dt**2
     if not adaptive or penalty is not None:
         def alpha_of(h):
@@ -190,7 +192,7 @@ def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, t
     ops = _al_ops(system, q0, t0)
     state = _ALState(q0.copy(), qd0.copy(), qdd, lam[:m].copy(), lam[m:].copy(), ops.mass(q0),
                      ops.jac(q0, t0), alpha0)
-    stepper = _ALStepper(system, m, tol, max_newton, dt, ops)
+    stepper = _ALStepper(system, m, scheme.newton_tol, scheme.max_newton, dt, ops, SingularPassage())
     if not adaptive:
         ts, qs, qds, lams = [], [], [], []
         h_grid, is_out = _time_grid(t0, t_end, t_eval, dt)
@@ -201,7 +203,8 @@ def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, dt, penalty, t
             if record:
                 _record(system, state, t1, ts, qs, qds, lams, t1 - t)
         return ts, qs, qds, lams, stepper.stats(len(h_grid) - 1)
-    return _run_adaptive(system, stepper, state, lam, t0, t_end, t_eval, dt, alpha_of, rtol, atol)
+    return _run_adaptive(system, stepper, state, lam, t0, t_end, t_eval, dt, alpha_of, scheme.rtol,
+                         scheme.atol)
 
 
 def _run_adaptive(system, stepper, state, lam, t0, t_end, t_eval, dt, alpha_of, rtol, atol):
@@ -229,7 +232,7 @@ def _run_adaptive(system, stepper, state, lam, t0, t_end, t_eval, dt, alpha_of, 
         except _NewtonFailed:
             err = np.inf
         else:
-            err = _error_norm(state, new, h_try, stepper.weak_motion, rtol, atol)
+            err = _error_norm(state, new, h_try, stepper.passage.weak_motion, rtol, atol)
         if err > 1.0 and np.isfinite(err) and tried is not None and h_try <= 0.7 * tried[0] \
                 and err >= 0.5 * tried[1]:
             # shorter, yet no smaller: not the rule's error (∝ h³) but a jump of q that no step removes (the
@@ -246,7 +249,7 @@ def _run_adaptive(system, stepper, state, lam, t0, t_end, t_eval, dt, alpha_of, 
             if h < h_min:
                 raise MbdError(f"simulate (augmented_lagrangian): the step fell below {h_min:.1e} s at "
                                f"t = {t:.6g} (rtol {rtol:g}, atol {atol:g}); loosen rtol and atol, or "
-                               "use adaptive=False with a small dt")
+                               "use AugmentedLagrangian(adaptive=False) with a small dt")
             continue
         steps, tried = steps + 1, None
         t, state = (goal if lands else t + h_try), new
@@ -326,7 +329,7 @@ class _DenseOps:
 
 
 class _BandOps(_DenseOps):
-    """Cartesian coordinates with a fixed sparse Φ_q and no B rows (``banded_schur``): M is its diagonal,
+    """Cartesian coordinates with a fixed sparse Φ_q and no B rows (``system.structure``): M is its diagonal,
     J the non-zeros of Φ_q, and ``P = M + α' JᵀJ`` lives in band storage (reverse Cuthill–McKee order, the
     pattern of JᵀJ) and is factored by LAPACK's band Cholesky: O(n) work per step on a chain of bodies,
     where the dense P costs O(n³)."""
@@ -337,10 +340,10 @@ class _BandOps(_DenseOps):
         self.band = BandedSchur(bs.cols, bs.rows, bs.n, bs.m)     # Jᵀ's pattern: Jᵀ diag(α') J + diag(M)
 
     def mass(self, q):
-        return self.system.M_diagonal(q)
+        return self.system.structure.mass_diagonal()
 
     def jac(self, q, t):
-        return self.system.jacobian_values(q, t)
+        return self.system.structure.jacobian_values(q, t)
 
     def factor(self, M, J, a_pen):
         self.band.factor(J, np.full(self.bs.m, a_pen), diag=M)
@@ -360,11 +363,12 @@ class _BandOps(_DenseOps):
 
     def project(self, P, M, J, x_star, target, a_pen):
         """The mass-orthogonal projection in closed form, ``x* − M⁻¹Jᵀ S⁻¹ (J x* − target)`` with the band
-        Cholesky of ``S = J M⁻¹ Jᵀ``, where S is well conditioned (``CLOSED_FORM_RATIO``: one solve instead
-        of the iteration); near a singular position, the iteration of :func:`_al_project`."""
+        Cholesky of ``S = J M⁻¹ Jᵀ``, where S is well conditioned (``SingularPassage.CLOSED_FORM_RATIO``:
+        one solve instead of the iteration); near a singular position, the iteration of
+        :func:`_al_project`."""
         w = 1.0 / M
         ok, ratio = self.bs.factor(J, w)
-        if ok and ratio > CLOSED_FORM_RATIO:
+        if ok and ratio > SingularPassage.CLOSED_FORM_RATIO:
             return x_star - w * self.bs.rmatvec(J, self.bs.solve(self.bs.matvec(J, x_star) - target))
         return super().project(P, M, J, x_star, target, a_pen)
 
@@ -376,31 +380,87 @@ class _BandOps(_DenseOps):
 
 def _al_ops(system, q0, t0):
     """The band path where it applies (see :class:`_BandOps`), else the dense one."""
-    bs = _banded(system)
-    if bs is not None and hasattr(system, "M_diagonal") and system.B(q0, t0).shape[0] == 0:
+    bs, st = _banded(system), system.structure
+    if bs is not None and st.mass_diagonal is not None and system.k == 0:
         return _BandOps(system, bs)
     return _DenseOps(system)
 
 
-class _ALStepper:
-    """One trapezoidal step of the augmented Lagrangian (see :func:`_run_augmented_lagrangian`)."""
+class SingularPassage:
+    """What the augmented Lagrangian does near a singular position, apart from its textbook step.
 
-    def __init__(self, system, m, tol, max_newton, dt, ops):
-        self.system, self.m, self.tol, self.ops = system, m, tol, ops
+    At a singular position the part of Φ along a left singular vector of Φ_q with a tiny singular value
+    can only be reduced at second order: the multiplier update keeps pushing along it and Newton
+    creeps.  When the corrections of iteration :data:`CREEP_START` or later shrink by less than
+    :data:`CREEP_RATIO`, the multiplier update along the weak directions (:func:`_weak_directions`,
+    :data:`WEAK_FACTOR`) stops for the rest of the step; the multiplier keeps its value there (setting
+    it to zero would remove a real constraint force, which cost a factor of 7 in accuracy on the IFToMM
+    A02 benchmark).  Later steps, away from the singular position, enforce those rows again.  On the
+    band path the projections of q̇ and q̈ are taken in closed form only while the smallest pivot of
+    ``S = J M⁻¹ Jᵀ`` is above :data:`CLOSED_FORM_RATIO` of its largest diagonal entry.
+
+    The constants were tuned on IFToMM A02 (the N-four-bar through its flat pose; ``tests/test_a02.py``).
+    """
+
+    #: Newton iteration from which slow progress counts as creeping.
+    CREEP_START = 4
+    #: A correction that is not below this share of the previous one creeps.
+    CREEP_RATIO = 0.5
+    #: A direction u_i is weak when α' σ_i² < WEAK_FACTOR · max(diag M): the penalty cannot enforce it in
+    #: one step.
+    WEAK_FACTOR = 10.0
+    #: Band path: closed-form projections above this pivot ratio of S.  Nearer a singular position the
+    #: iteration, which leaves the weak directions alone: on A02 (N = 2) the closed form down to
+    #: KKT_TOL² = 1e-10 kicked the linkage onto the other branch (2 m error); with 1e-4 the motion is the
+    #: iteration's (8.2e-4 m), 15 % faster.
+    CLOSED_FORM_RATIO = 1e-4
+
+    def __init__(self):
+        self.deferred = 0           # steps in which part of Φ was deferred
+        self.start_step()
+
+    def start_step(self):
+        self.W = None               # weak left singular vectors of this step (their update stopped)
+        self.weak_motion = None     # right singular vectors of the weak directions met in this step
+        self.step_prev = np.inf
+
+    def update(self, dlam):
+        """The multiplier update ``α Φ`` without its part along the weak directions."""
+        return dlam if self.W is None else dlam - self.W @ (self.W.T @ dlam)
+
+    def observe(self, it, step, jacobian, a_pen, M, m):
+        """After Newton iteration ``it`` with correction ``step`` (not converged): detect creeping
+        (``jacobian()``: the dense J; ``M``: the mass matrix, or its diagonal)."""
+        if it >= self.CREEP_START and self.W is None and step >= self.CREEP_RATIO * self.step_prev and m:
+            mass = float(np.max(M if np.ndim(M) == 1 else np.diag(M)))
+            W, V = _weak_directions(jacobian()[:m], a_pen, mass, self.WEAK_FACTOR)
+            self.W = W
+            self.weak_motion = V if V.shape[1] else None
+            if W.shape[1]:
+                self.deferred += 1
+        self.step_prev = step
+
+
+class _ALStepper:
+    """One trapezoidal step of the augmented Lagrangian (see :func:`_run_augmented_lagrangian`); the
+    behaviour near a singular position is the :class:`SingularPassage` it is given."""
+
+    def __init__(self, system, m, tol, max_newton, dt, ops, passage):
+        self.system, self.m, self.tol, self.ops, self.passage = system, m, tol, ops, passage
         self.max_newton, self.dt = max_newton, dt
-        self.constant_M = hasattr(system, "M_diagonal")  # Cartesian coordinates: M does not depend on q
-        self.nfev = self.total_it = self.max_it = self.deferred = 0
+        st = system.structure                                    # Cartesian coordinates: constant M
+        self.constant_M = st is not None and st.mass_diagonal is not None
+        self.nfev = self.total_it = self.max_it = 0
         self._P, self._P_a = None, None
-        self.weak_motion = None   # right singular vectors of the weak directions met in the last step
 
     def stats(self, n_steps):
         return dict(nfev=self.nfev, newton_iterations=self.total_it, max_newton_iterations=self.max_it,
-                    n_steps=n_steps, deferred_steps=self.deferred)
+                    n_steps=n_steps, deferred_steps=self.passage.deferred)
 
     def step(self, s: _ALState, t, h, alpha) -> _ALState:
         """Newton on the equilibrium at t + h with penalty α, then the projections of q̇ and q̈; ``s`` is
         not changed."""
-        system, m, tol, ops = self.system, self.m, self.tol, self.ops
+        system, m, tol, ops, passage = self.system, self.m, self.tol, self.ops, self.passage
         t1 = t + h
         a_pen, a_v = alpha * h * h / 4.0, alpha * h / 2.0
         # tangent at the last converged state (modified Newton): the last step's, if α' is the same
@@ -409,16 +469,14 @@ class _ALStepper:
         qd_hat = (2.0 / h) * s.q + s.qd
         qdd_hat = (4.0 / h**2) * s.q + (4.0 / h) * s.qd + s.qdd
         x = s.q + h * s.qd + 0.5 * h * h * s.qdd       # predictor
-        step_prev, W = np.inf, None
-        self.weak_motion = None
+        passage.start_step()
         for it in range(1, self.max_newton + 1):
             v, a = (2.0 / h) * x - qd_hat, (4.0 / h**2) * x - qdd_hat
             Q = system.Q(t1, x, v)                     # first: a model that caches its kinematics at
             phi, J = system.phi(x, t1), ops.jac(x, t1)  # (q, q̇) serves Φ and J from the same pass
             gv = ops.jmul(J, v)[m:]                     # B q̇
             if it > 1:
-                dlam = alpha * phi
-                lam_star += dlam if W is None else dlam - W @ (W.T @ dlam)
+                lam_star += passage.update(alpha * phi)
                 sigma += a_v * gv
             Mx = s.M if self.constant_M else ops.mass(x)  # the equilibrium at t_{n+1} needs M(q_{n+1})
             self.nfev += 1
@@ -432,16 +490,9 @@ class _ALStepper:
             if (4.0 * step / h**2 <= tol * (1.0 + np.max(np.abs(a)))
                     or step <= 8.0 * EPS * (1.0 + np.max(np.abs(x)))):   # (round-off, for short steps)
                 break
-            if it >= 4 and W is None and step >= 0.5 * step_prev and m:
-                # creeping: a singular position (Notes of simulate)
-                mass = float(np.max(Mx if np.ndim(Mx) == 1 else np.diag(Mx)))
-                W, V = _weak_directions(ops.dense(J)[:m], a_pen, mass)
-                self.weak_motion = V if V.shape[1] else None
-                if W.shape[1]:                         # keep λ* there (a real force), stop its update
-                    self.deferred += 1
-            step_prev = step
+            passage.observe(it, step, lambda J=J: ops.dense(J), a_pen, Mx, m)
         else:
-            raise _NewtonFailed(f"simulate (augmented_lagrangian): Newton did not converge in "
+            raise _NewtonFailed(f"simulate (AugmentedLagrangian): Newton did not converge in "
                                 f"{self.max_newton} iterations at t = {t1:g} (last correction {step:.3g}); "
                                 f"reduce dt (now {self.dt:g}) or change the penalty (now {alpha:g})")
         self.total_it += it
@@ -470,16 +521,16 @@ def _record(system, s: _ALState, t, ts, qs, qds, lams, h, lam=None):
                                 s.sigma + alpha * h / 2.0 * (system.B(s.q, t) @ s.qd)]))
 
 
-def _weak_directions(Phi_q, a_pen, mass):
+def _weak_directions(Phi_q, a_pen, mass, factor):
     """Left singular vectors of Φ_q that the penalty cannot enforce within one step, shape (m, r), and
     the right singular vectors of the non-zero ones among them, shape (n, r').
 
     A residual of Φ along a left singular vector u_i is removed by the penalty at the rate
-    α' σ_i² / (mass): where α' σ_i² < 10 · max(diag M) (and for σ_i = 0) it only creeps, and the correction,
-    when it comes, moves q along v_i.
+    α' σ_i² / (mass): where α' σ_i² < factor · max(diag M) (and for σ_i = 0) it only creeps, and the
+    correction, when it comes, moves q along v_i.
     """
     U, s, Vt = np.linalg.svd(Phi_q, full_matrices=True)
-    weak = a_pen * s**2 < 10.0 * mass
+    weak = a_pen * s**2 < factor * mass
     left = np.concatenate([weak, np.ones(U.shape[1] - s.size, dtype=bool)])
     return U[:, left], Vt[: s.size][weak].T
 

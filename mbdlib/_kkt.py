@@ -11,64 +11,40 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
-from scipy.linalg.lapack import dpotrf as _potrf
-from scipy.linalg.lapack import dpotrs as _potrs
 
-from . import _validate
-from .constraints import RANK_RTOL, rank_analysis
 from .errors import MbdError, ModelError, SingularityError
-
-KKT_TOL = 1e-5            # the KKT system is singular when σ_min/σ_max of J M^(-1/2) is below this
-DAMPING = KKT_TOL**2      # singular="damp": S + DAMPING·max(diag S)·I where S is singular (Tikhonov)
+from .linalg import DAMPING, KKT_TOL, RANK_RTOL, rank_analysis, schur_cholesky, weighted_least_change
+from .linalg import cho as _cho
+from .linalg import cho_solve as _cho_solve
+from .system import ConstrainedSystem, as_system
 
 
 # ----------------------------------------------------------------- an example system
-class CartesianPendulum:
-    """A point mass on a massless rod, in Cartesian coordinates ``q = (x, y)``.
+def cartesian_pendulum(length=1.0, mass=1.0, g=9.81, angle=0.5, angular_velocity=0.0) -> ConstrainedSystem:
+    """A point mass on a massless rod in Cartesian coordinates ``q = (x, y)``: a system written by hand.
 
-    One constraint, ``Φ = x² + y² − L² = 0`` (pivot at the origin, gravity
-    ``−g`` along y); ``λ = T / (2L)`` where T is the rod tension.
+    One constraint, ``Φ = x² + y² − L² = 0`` (pivot at the origin, gravity ``−g`` along y), so
+    ``Φ_q = 2 qᵀ`` and ``γ = −(Φ_q q̇)_q q̇ = −2 q̇·q̇``; ``λ = T / (2L)`` where T is the rod tension.
+    ``angle`` is measured from the downward vertical.
 
-    >>> p = CartesianPendulum(length=2.0, angle=0.0)
+    >>> p = cartesian_pendulum(length=2.0, angle=0.0)
     >>> p.q0, p.phi(p.q0, 0.0)
     (array([ 0., -2.]), array([0.]))
     """
-
-    def __init__(self, length=1.0, mass=1.0, g=9.81, angle=0.5, angular_velocity=0.0):
-        if length <= 0 or mass <= 0:
-            raise ModelError(f"CartesianPendulum: length and mass must be positive, got {length}, {mass}")
-        self.L, self.m, self.g, self.n = float(length), float(mass), float(g), 2
-        s, c = np.sin(angle), np.cos(angle)          # angle from the downward vertical
-        self.q0 = self.L * np.array([s, -c])
-        self.qd0 = self.L * angular_velocity * np.array([c, s])
-        self.labels = ["rod length"]
-
-    def M(self, q):
-        return self.m * np.eye(2)
-
-    def Q(self, t, q, qd):
-        return np.array([0.0, -self.m * self.g])
-
-    def phi(self, q, t):
-        return np.array([q @ q - self.L**2])
-
-    def phi_q(self, q, t):
-        return 2.0 * q.reshape(1, 2)
-
-    def phi_t(self, q, t):
-        return np.zeros(1)
-
-    def gamma(self, q, qd, t):                       # −(Φ_q q̇)_q q̇ = −2 q̇·q̇
-        return np.array([-2.0 * qd @ qd])
-
-    def B(self, q, t):
-        return np.zeros((0, 2))
-
-    def b_gamma(self, q, qd, t):
-        return np.zeros(0)
-
-    def energy(self, q, qd):
-        return 0.5 * self.m * qd @ qd + self.m * self.g * q[1]
+    if not (length > 0 and mass > 0):
+        raise ModelError(f"cartesian_pendulum: length and mass must be positive, got {length}, {mass}")
+    L, m = float(length), float(mass)
+    s, c = np.sin(angle), np.cos(angle)
+    return ConstrainedSystem(
+        n=2, name="Cartesian pendulum",
+        M=lambda q: m * np.eye(2),
+        Q=lambda t, q, qd: np.array([0.0, -m * g]),
+        phi=lambda q, t=0.0: np.array([q @ q - L**2]),
+        phi_q=lambda q, t=0.0: 2.0 * np.reshape(q, (1, 2)),
+        gamma=lambda q, qd, t=0.0: np.array([-2.0 * qd @ qd]),
+        energy=lambda q, qd: 0.5 * m * qd @ qd + m * g * q[1],
+        q0=L * np.array([s, -c]), qd0=L * angular_velocity * np.array([c, s]),
+        labels=["rod length"], coordinate_names=["x", "y"])
 
 
 # ----------------------------------------------------------------- KKT assembly and solve
@@ -77,17 +53,12 @@ def _jacobian(system, q, t):
     return np.vstack([system.phi_q(q, t), system.B(q, t)])
 
 
-def _labels(system, rows: int) -> list[str]:
-    labels = list(getattr(system, "labels", []))
-    return labels + [f"nonholonomic row {i}" for i in range(len(labels), rows)]
-
-
 def kkt_matrix(system, q, t=0.0):
     """The KKT matrix ``[[M, Jᵀ], [J, 0]]`` with ``J = [Φ_q; B]``.
 
     Parameters
     ----------
-    system : object with the SYSTEM PROTOCOL
+    system : ConstrainedSystem
     q : array_like, shape (n,)
     t : float
 
@@ -96,12 +67,13 @@ def kkt_matrix(system, q, t=0.0):
     K : ndarray, shape (n + m + k, n + m + k)
         Symmetric; singular exactly when J has dependent rows (M positive definite).
 
-    >>> kkt_matrix(CartesianPendulum(angle=0.0), [0.0, -1.0])
+    >>> kkt_matrix(cartesian_pendulum(angle=0.0), [0.0, -1.0])
     array([[ 1.,  0.,  0.],
            [ 0.,  1., -2.],
            [ 0., -2.,  0.]])
     """
-    q = np.asarray(q, dtype=float)
+    system = as_system(system, "kkt_matrix")
+    q = system.state(q)
     M, J = system.M(q), _jacobian(system, q, t)
     r = J.shape[0]
     return np.block([[M, J.T], [J, np.zeros((r, r))]])
@@ -110,7 +82,7 @@ def kkt_matrix(system, q, t=0.0):
 def redundant_rows(J, labels=None, tol: float = RANK_RTOL):
     """Rank of a constraint Jacobian and the rows that make it rank deficient, by name.
 
-    :func:`mbdlib.constraints.rank_analysis` (rows as given, not rescaled) with the row indices
+    :func:`mbdlib.linalg.rank_analysis` (rows as given, not rescaled) with the row indices
     turned into labels.
 
     Parameters
@@ -150,7 +122,7 @@ def _singular_error(system, J, t, M_chol=None, tol: float = KKT_TOL) -> Singular
     Js = J if M_chol is None else scipy.linalg.solve_triangular(M_chol, J.T, lower=True).T
     s = np.linalg.svd(Js, compute_uv=False)
     ratio = float(s[-1] / s[0]) if s.size and s[0] > 0 else 0.0
-    rank, dependent, involved = redundant_rows(Js, _labels(system, J.shape[0]), tol=max(tol, ratio * 1.0001))
+    rank, dependent, involved = redundant_rows(Js, list(system.labels), tol=max(tol, ratio * 1.0001))
     small = "zero to round-off, of" if ratio < 1e-12 else f"{ratio:.2g} of"
 
     def names(rows, k=6):
@@ -161,23 +133,24 @@ def _singular_error(system, J, t, M_chol=None, tol: float = KKT_TOL) -> Singular
         f"numerical rank {rank} (smallest singular value {small} the largest, mass-scaled; the limit "
         f"is {tol:g}). Rows that become dependent here: {names(dependent)}; rows involved in the dependency: "
         f"{names(involved)}. If the constraints are redundant, remove those; if this is a singular position "
-        "(a dead point, links in line) met during a simulation, use method='augmented_lagrangian', which "
-        "does not invert J M⁻¹ Jᵀ, or singular='damp', which damps that solve (check the result), or start "
-        "from another state.")
+        "(a dead point, links in line) met during a simulation, use scheme=AugmentedLagrangian(), which "
+        "does not invert J M⁻¹ Jᵀ, or Projection(singular='damp'), which damps that solve (check the "
+        "result), or start from another state.")
 
 
 def _banded(system):
     """The system's band factorization of ``S = J M⁻¹ Jᵀ`` (diagonal M, fixed sparse Φ_q, no B rows) when
     it has one, else None (the dense path).  On the N-four-bar it is faster from N = 1 (9 coordinates:
     74 µs against 134 µs per KKT solve) and 30× faster at N = 40 (``bench/bench_a02.py --kkt``)."""
-    make = getattr(system, "banded_schur", None)
-    return make() if make is not None else None
+    structure = system.structure
+    return structure.band if structure is not None else None
 
 
 def _solve_banded(system, bs, t, q, qd, alpha=0.0, beta=0.0, damp=None):
     """:func:`_solve` with ``S`` factored in band storage (``M`` diagonal, ``J = Φ_q`` sparse)."""
-    w, Q = 1.0 / system.M_diagonal(q), system.Q(t, q, qd)
-    vals, g = system.jacobian_values(q, t), system.gamma(q, qd, t)
+    st = system.structure
+    w, Q = 1.0 / st.mass_diagonal(), system.Q(t, q, qd)
+    vals, g = st.jacobian_values(q, t), system.gamma(q, qd, t)
     if alpha or beta:
         g = g - 2.0 * alpha * (bs.matvec(vals, qd) + system.phi_t(q, t)) - beta**2 * system.phi(q, t)
     ok, ratio = bs.factor(vals, w)
@@ -221,7 +194,7 @@ def _solve(system, t, q, qd, alpha=0.0, beta=0.0, bs=None, damp=None):
         return _cho_solve(Mc, Q), np.zeros(0)
     MiJt, MiQ = _cho_solve(Mc, J.T), _cho_solve(Mc, Q)
     S = J @ MiJt
-    L = _schur_cholesky(S)
+    L = schur_cholesky(S)
     if L is None:
         if damp is None:
             raise _singular_error(system, J, t, np.linalg.cholesky(M))
@@ -231,22 +204,12 @@ def _solve(system, t, q, qd, alpha=0.0, beta=0.0, bs=None, damp=None):
     return MiQ - MiJt @ lam, lam
 
 
-def _schur_cholesky(S):
-    """Lower Cholesky factor of ``S = J M⁻¹ Jᵀ``, or None when S is singular: the factorization breaks
-    down or a pivot (each ≥ λ_min(S)) is below ``KKT_TOL² · max(diag S)``."""
-    try:
-        L = np.linalg.cholesky(S)
-    except np.linalg.LinAlgError:
-        return None
-    return None if (np.diag(L) ** 2).min() <= KKT_TOL**2 * max(np.diag(S).max(), 1e-300) else L
-
-
 def accelerations(system, t, q, qd):
     """Accelerations and Lagrange multipliers from the KKT system.
 
     Parameters
     ----------
-    system : object with the SYSTEM PROTOCOL
+    system : ConstrainedSystem
     t : float
     q, qd : array_like, shape (n,)
 
@@ -262,12 +225,13 @@ def accelerations(system, t, q, qd):
         If ``[Φ_q; B]`` has dependent rows (redundant constraints, singular position); the
         message names the rows through ``system.labels``.
 
-    >>> p = CartesianPendulum(length=1.0, mass=2.0, angle=0.0)   # hanging at rest
+    >>> p = cartesian_pendulum(length=1.0, mass=2.0, angle=0.0)   # hanging at rest
     >>> qdd, lam = accelerations(p, 0.0, p.q0, p.qd0)
     >>> qdd.round(12) + 0.0, lam.round(12)       # tension m g = 2 L λ
     (array([0., 0.]), array([9.81]))
     """
-    q, qd = _state(system, q, "q"), _state(system, qd, "qd")
+    system = as_system(system, "accelerations")
+    q, qd = system.state(q, "q"), system.state(qd, "qd")
     return _solve(system, float(t), q, qd, bs=_banded(system))
 
 
@@ -290,34 +254,18 @@ def _al_accelerations(system, t, q, qd, penalty, tol=1e-12, max_iter=100):
 
 
 # ----------------------------------------------------------------- projections
-def _weighted_least_change(M, J, residual, damp=False):
-    """Δ minimizing ½ Δᵀ M Δ subject to J Δ = −residual (minimum-norm if J is rank deficient).
-
-    With M = L Lᵀ and z = Lᵀ Δ: z = −pinv(J L⁻ᵀ) residual, Δ = L⁻ᵀ z.  With ``damp``, where
-    ``S = (J L⁻ᵀ)(J L⁻ᵀ)ᵀ`` is singular, z = −(J L⁻ᵀ)ᵀ (S + DAMPING·max(diag S)·I)⁻¹ residual instead:
-    the directions that a singular position makes weak are not forced.
-    """
-    L = np.linalg.cholesky(M)
-    JL = scipy.linalg.solve_triangular(L, J.T, lower=True).T          # J L⁻ᵀ
-    S = JL @ JL.T if damp and J.shape[0] else None
-    if S is not None and _schur_cholesky(S) is None:
-        C = np.linalg.cholesky(S + DAMPING * np.diag(S).max() * np.eye(len(S)))
-        z = -JL.T @ _cho_solve((C, True), residual)
-    else:
-        z = -np.linalg.lstsq(JL, residual, rcond=None)[0]
-    return scipy.linalg.solve_triangular(L.T, z, lower=False)
-
-
 def _least_change(system, q, t, residual, damp=False, bs=None):
-    """:func:`_weighted_least_change` for ``J = Φ_q(q)``, through the band factorization of ``S`` when the
-    system has one (``Δ = −M⁻¹ Jᵀ S⁻¹ residual``); the dense path where S is singular and not damped."""
+    """:func:`mbdlib.linalg.weighted_least_change` for ``J = Φ_q(q)``, through the band factorization of
+    ``S`` when the system has one (``Δ = −M⁻¹ Jᵀ S⁻¹ residual``); the dense path where S is singular and
+    not damped."""
     if bs is not None:
-        w, vals = 1.0 / system.M_diagonal(q), system.jacobian_values(q, t)
+        st = system.structure
+        w, vals = 1.0 / st.mass_diagonal(), st.jacobian_values(q, t)
         ok, ratio = bs.factor(vals, w)
         if ok and ratio > KKT_TOL**2 or damp and bs.factor(vals, w, shift=DAMPING)[0]:
             return -w * bs.rmatvec(vals, bs.solve(residual))
     J = _jacobian(system, q, t)[: len(residual)]              # Φ_q for positions, [Φ_q; B] for velocities
-    return _weighted_least_change(system.M(q), J, residual, damp)
+    return weighted_least_change(system.M(q), J, residual, damp)
 
 
 def project_positions(system, q, t=0.0, tol=1e-12, max_iter=20, damp=False):
@@ -328,7 +276,7 @@ def project_positions(system, q, t=0.0, tol=1e-12, max_iter=20, damp=False):
 
     Parameters
     ----------
-    system : object with the SYSTEM PROTOCOL
+    system : ConstrainedSystem
     q : array_like, shape (n,)
     t : float
     tol : float
@@ -343,12 +291,13 @@ def project_positions(system, q, t=0.0, tol=1e-12, max_iter=20, damp=False):
     q : ndarray, shape (n,)
     iterations : int
 
-    >>> p = CartesianPendulum(length=1.0)
+    >>> p = cartesian_pendulum(length=1.0)
     >>> q, it = project_positions(p, [0.0, -1.1])
     >>> q.round(12) + 0.0, it
     (array([ 0., -1.]), 4)
     """
-    q, bs = _state(system, q, "q").copy(), _banded(system)
+    system = as_system(system, "project_positions")
+    q, bs = system.state(q, "q").copy(), _banded(system)
     for it in range(max_iter + 1):
         phi = system.phi(q, t)
         if phi.size == 0 or np.max(np.abs(phi)) <= tol:
@@ -358,7 +307,7 @@ def project_positions(system, q, t=0.0, tol=1e-12, max_iter=20, damp=False):
         q += _least_change(system, q, t, phi, damp, bs)
     worst = int(np.argmax(np.abs(phi)))
     raise MbdError(f"project_positions: Newton did not reach ‖Φ‖ ≤ {tol:g} in {max_iter} iterations at "
-                   f"t = {t:g}; worst row {_labels(system, phi.size)[worst]!r} = {phi[worst]:.3g}. "
+                   f"t = {t:g}; worst row {system.labels[worst]!r} = {phi[worst]:.3g}. "
                    "Reduce the tolerances (rtol, atol) so that each step drifts less.")
 
 
@@ -376,7 +325,7 @@ def static_equilibrium(system, q, t=0.0, tol=1e-11, max_iter=30, step=1e-6):
 
     Parameters
     ----------
-    system : object with the SYSTEM PROTOCOL
+    system : ConstrainedSystem
     q : array_like, shape (n,)
         Starting guess (need not satisfy the constraints).
     t : float
@@ -393,12 +342,13 @@ def static_equilibrium(system, q, t=0.0, tol=1e-11, max_iter=30, step=1e-6):
         Multipliers: the joint forces on the bodies are ``−Φ_qᵀ λ``.
     iterations : int
 
-    >>> p = CartesianPendulum(length=1.0, angle=0.5)    # released at 0.5 rad: hangs straight down
+    >>> p = cartesian_pendulum(length=1.0, angle=0.5)    # released at 0.5 rad: hangs straight down
     >>> q, lam, it = static_equilibrium(p, p.q0)
     >>> q.round(12) + 0.0, lam.round(9) + 0.0
     (array([ 0., -1.]), array([4.905]))
     """
-    q = _state(system, q, "q").copy()
+    system = as_system(system, "static_equilibrium")
+    q = system.state(q, "q").copy()
     n, m = system.n, len(system.phi(q, t))
     rest = np.zeros(n)
     if m:  # start on the constraints, with the multipliers that balance Q best there
@@ -435,7 +385,7 @@ def project_velocities(system, q, qd, t=0.0, damp=False):
 
     Parameters
     ----------
-    system : object with the SYSTEM PROTOCOL
+    system : ConstrainedSystem
     q, qd : array_like, shape (n,)
     t : float
     damp : bool
@@ -445,35 +395,14 @@ def project_velocities(system, q, qd, t=0.0, damp=False):
     -------
     qd : ndarray, shape (n,)
 
-    >>> p = CartesianPendulum(length=1.0, angle=0.0)
+    >>> p = cartesian_pendulum(length=1.0, angle=0.0)
     >>> project_velocities(p, p.q0, [1.0, 1.0])      # the radial part is removed
     array([1., 0.])
     """
-    q, qd = _state(system, q, "q"), _state(system, qd, "qd")
+    system = as_system(system, "project_velocities")
+    q, qd = system.state(q, "q"), system.state(qd, "qd")
     J = _jacobian(system, q, t)
     if J.shape[0] == 0:
         return qd.copy()
     residual = J @ qd + np.concatenate([system.phi_t(q, t), np.zeros(J.shape[0] - len(system.phi_t(q, t)))])
     return qd + _least_change(system, q, t, residual, damp, _banded(system))
-
-
-# ----------------------------------------------------------------- checks
-def _state(system, x, name):
-    return _validate.vector(x, system.n, name, f" (the system's n = {system.n})")
-
-
-# ----------------------------------------------------------------- LAPACK Cholesky
-def _cho(A):
-    """Cholesky factor (lower) by LAPACK ``potrf`` directly: the scipy wrappers cost more than the
-    factorization itself for the small matrices of the course (tens of coordinates)."""
-    c, info = _potrf(np.asarray(A, dtype=float), lower=True, clean=False)
-    if info != 0:
-        raise np.linalg.LinAlgError(f"matrix not positive definite (LAPACK potrf info {info})")
-    return c, True
-
-
-def _cho_solve(c, b):
-    x, info = _potrs(c[0], b, lower=True)
-    if info != 0:
-        raise np.linalg.LinAlgError(f"LAPACK potrs info {info}")
-    return x

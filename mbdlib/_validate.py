@@ -11,9 +11,17 @@ array([1., 2.])
 >>> vector([1, 2, 3], 2, "point_i", " (x, y)")
 Traceback (most recent call last):
 ...
-mbdlib.errors.ShapeError: point_i must have 2 components (x, y), shape (2,); got shape (3,): [1, 2, 3]
+mbdlib.errors.ShapeError: point_i must have 2 components (x, y), shape (2,); got shape (3,): [1.0, 2.0, 3.0]
+>>> vector([0.1, float("nan")], 2, "q")
+Traceback (most recent call last):
+...
+mbdlib.errors.ShapeError: q[1] is nan: q must be 2 finite numbers
 >>> unit((0, 0, 2), 3, "axis_i")
 array([0., 0., 1.])
+>>> unit(np.zeros(3), 3, "axis_i")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+mbdlib.errors.ShapeError: axis_i is the zero vector [0.0, 0.0, 0.0]; give the direction of the axis, ...
 >>> number(-1.0, "radius", positive=True)
 Traceback (most recent call last):
 ...
@@ -37,14 +45,25 @@ def vector(x, n: int, name: str, what: str = "", flatten: bool = False) -> np.nd
     try:
         a = np.asarray(x, dtype=float)
     except (TypeError, ValueError) as exc:
-        raise ShapeError(f"{name} must be {n} numbers{what}, got {x!r}") from exc
+        raise ShapeError(f"{name} must be {n} numbers{what}, got {_show(x)}") from exc
     if flatten and a.size == n:
         a = a.reshape(n)
     if a.shape != (n,):
-        raise ShapeError(f"{name} must have {n} components{what}, shape ({n},); got shape {a.shape}: {x!r}")
+        raise ShapeError(f"{name} must have {n} components{what}, shape ({n},); got shape {a.shape}: "
+                         f"{_show(x)}")
     if not np.all(np.isfinite(a)):
-        raise ShapeError(f"{name} must be {n} finite numbers{what}, got {x!r}")
+        i = int(np.flatnonzero(~np.isfinite(a))[0])
+        raise ShapeError(f"{name}[{i}] is {float(a[i])!r}: {name} must be {n} finite numbers{what}")
     return a
+
+
+def _show(x) -> str:
+    """``x`` for a message: plain numbers (``[1.0, 2.0]``, not ``array([...])`` or ``np.float64(...)``)."""
+    try:
+        a = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        return repr(x)
+    return repr(a.tolist()) if a.size <= 12 else f"an array of shape {a.shape}"
 
 
 def unit(x, n: int, name: str, what: str = "") -> np.ndarray:
@@ -53,7 +72,8 @@ def unit(x, n: int, name: str, what: str = "") -> np.ndarray:
     norm = np.linalg.norm(a)
     if norm == 0:
         example = "(1, 0)" if n == 2 else "(0, 0, 1)"
-        raise ShapeError(f"{name} is the zero vector; give the direction of the axis, e.g. {example}")
+        raise ShapeError(f"{name} is the zero vector {_show(a)}; give the direction of the axis, "
+                         f"e.g. {example}")
     return a / norm
 
 
@@ -61,10 +81,14 @@ def number(x, name: str, positive: bool = False) -> float:
     """``x`` as a float: a finite real number (and > 0 if ``positive``)."""
     if isinstance(x, bool) or not isinstance(x, numbers.Real) or not np.isfinite(x):
         kind = "a positive number" if positive else "a finite number"
-        raise ModelError(f"{name} must be {kind}, got {x!r}")
+        raise ModelError(f"{name} must be {kind}, got {_number_text(x)}")
     if positive and not x > 0:
-        raise ModelError(f"{name} must be a positive number, got {x!r}")
+        raise ModelError(f"{name} must be a positive number, got {_number_text(x)}")
     return float(x)
+
+
+def _number_text(x) -> str:
+    return repr(float(x)) if isinstance(x, numbers.Real) and not isinstance(x, bool) else repr(x)
 
 
 def planar_gravity(gravity, who: str) -> np.ndarray:

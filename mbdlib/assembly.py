@@ -6,10 +6,10 @@ index-3 DAE whose acceleration form is the KKT system (Haug 1989, §6.3; Nikrave
     [ M    Φ_qᵀ ] [ q̈ ]   [ Q ]
     [ Φ_q   0   ] [ λ  ] = [ γ ]
 
-:func:`assemble_system` builds it for any model with the SYSTEM PROTOCOL of :mod:`mbdlib.dae`
-(``PlanarModel``, ``RelativeModel``, ``ChainSystem``, ...), with sizes, non-zeros and the
-sparsity patterns (boolean arrays, for ``plt.spy``-like plots).  :func:`model_report` measures
-what a coordinate choice costs: coordinates, constraints, their rank, DOF, non-zeros of ``M``
+:func:`assemble_system` builds it for any system (a :class:`~mbdlib.system.ConstrainedSystem`, or a
+model, whose system it builds: ``PlanarModel``, ``RelativeModel``, ``ChainModel``, ...), with sizes,
+non-zeros and the sparsity patterns (boolean arrays, for ``plt.spy``-like plots).  :func:`model_report`
+measures what a coordinate choice costs: coordinates, constraints, their rank, DOF, non-zeros of ``M``
 and ``Φ_q``, the time of one right-hand-side evaluation (assemble + KKT solve) and the
 leading-order operation count of the dense solve; :func:`compare_models` puts several side by
 side (§6: "few dense equations vs many sparse ones").
@@ -28,10 +28,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .constraints import rank_analysis
 from .dae import accelerations, kkt_matrix
 from .errors import ModelError, ShapeError
+from .linalg import rank_analysis
 from .spatial import SpatialModel
+from .system import ConstrainedSystem
 
 __all__ = ["AssembledSystem", "assemble_system", "ModelReport", "model_report", "ModelComparison",
            "compare_models", "dense_flops"]
@@ -127,16 +128,20 @@ def nonzero_pattern(A) -> np.ndarray:
     return np.abs(A) > 1e-12 * scale
 
 
-def _state(model, q, qd):
-    if not hasattr(model, "M"):
-        raise ModelError(f"{type(model).__name__} has no mass matrix M(q): it does not follow the SYSTEM "
-                         "PROTOCOL of mbdlib.dae")
-    if not hasattr(model, "q0") and hasattr(model, "system"):
-        model.system()               # a SpatialModel: assembled, its velocities projected (or a clear error)
-    q = np.asarray(model.q0 if q is None else q, dtype=float)
-    qd = np.asarray(model.qd0 if qd is None else qd, dtype=float)
-    if q.shape != (model.n,) or qd.shape != (model.n,):
-        raise ShapeError(f"q and qd must have shape ({model.n},) (the model's n), got {q.shape} and "
+def system_of(model) -> ConstrainedSystem:
+    """A system as it is; a model's system, built once (``model.system()``)."""
+    if isinstance(model, ConstrainedSystem):
+        return model
+    if callable(getattr(type(model), "system", None)):
+        return model.system()
+    raise ModelError(f"expected a model or a ConstrainedSystem, got {type(model).__name__}")
+
+
+def _state(system, q, qd):
+    q = np.asarray(system.q0 if q is None else q, dtype=float)
+    qd = np.asarray(system.qd0 if qd is None else qd, dtype=float)
+    if q.shape != (system.n,) or qd.shape != (system.n,):
+        raise ShapeError(f"q and qd must have shape ({system.n},) (the system's n), got {q.shape} and "
                          f"{qd.shape}")
     return q, qd
 
@@ -146,17 +151,17 @@ def assemble_system(model, q=None, qd=None, t: float = 0.0) -> AssembledSystem:
 
     Parameters
     ----------
-    model : object with the SYSTEM PROTOCOL of :mod:`mbdlib.dae`
+    model : ConstrainedSystem, or a model (its ``system()`` is built)
     q, qd : array_like, shape (n,), optional
-        Default: the model's assembled ``q0``, ``qd0``.
+        Default: the system's start state (a model's assembled one).
     t : float
 
     Returns
     -------
     AssembledSystem
 
-    >>> from mbdlib.dae import CartesianPendulum
-    >>> s = assemble_system(CartesianPendulum(angle=0.0))
+    >>> from mbdlib.dae import cartesian_pendulum
+    >>> s = assemble_system(cartesian_pendulum(angle=0.0))
     >>> s.K
     array([[ 1.,  0.,  0.],
            [ 0.,  1., -2.],
@@ -164,13 +169,14 @@ def assemble_system(model, q=None, qd=None, t: float = 0.0) -> AssembledSystem:
     >>> int(s.patterns["K"].sum()), s.solve()[1]     # λ = m g / (2 L)
     (4, array([4.905]))
     """
-    q, qd = _state(model, q, qd)
+    system = system_of(model)
+    q, qd = _state(system, q, qd)
     t = float(t)
-    M, Phi_q, B = model.M(q), model.phi_q(q, t), model.B(q, t)
-    Q = model.Q(t, q, qd)
-    g = np.concatenate([model.gamma(q, qd, t), model.b_gamma(q, qd, t)])
-    labels = list(getattr(model, "labels", []))
-    K = kkt_matrix(model, q, t)
+    M, Phi_q, B = system.M(q), system.phi_q(q, t), system.B(q, t)
+    Q = system.Q(t, q, qd)
+    g = np.concatenate([system.gamma(q, qd, t), system.b_gamma(q, qd, t)])
+    labels = list(system.labels)
+    K = kkt_matrix(system, q, t)
     return AssembledSystem(q, qd, t, M, Phi_q, B, Q, g, K, np.concatenate([Q, g]), labels)
 
 
@@ -234,17 +240,17 @@ def _table(reports) -> str:
     return "<table>\n" + head + "\n" + "\n".join(r.html_row() for r in reports) + "\n</table>"
 
 
-def _time_rhs(model, q, qd, t, repeats):
+def _time_rhs(system, q, qd, t, repeats):
     """Median seconds of one ``accelerations`` call (assembly + KKT solve) over ``repeats`` states.
 
     Each call gets a slightly different q̇, so that no model can reuse a previous evaluation.
     """
-    accelerations(model, t, q, qd)                   # warm-up
+    accelerations(system, t, q, qd)                   # warm-up
     times = []
     for k in range(repeats):
         qd_k = qd + (k + 1) * 1e-9
         start = time.perf_counter()
-        accelerations(model, t, q, qd_k)
+        accelerations(system, t, q, qd_k)
         times.append(time.perf_counter() - start)
     return float(np.median(times))
 
@@ -255,9 +261,9 @@ def model_report(model, name: str | None = None, q=None, qd=None, t: float = 0.0
 
     Parameters
     ----------
-    model : object with the SYSTEM PROTOCOL, or a :class:`mbdlib.SpatialModel`
-        (counted at its assembled positions: no ``M``, no timing; its counts without Euler parameters
-        go to ``coordinates_6`` and ``constraints_6``).
+    model : a model or a ConstrainedSystem; a :class:`mbdlib.SpatialModel` is counted at its assembled
+        positions (no ``M``, no timing; its counts without Euler parameters go to ``coordinates_6`` and
+        ``constraints_6``).
     name : str, optional
         Row label (default: the class name).
     q, qd : array_like, shape (n,), optional
@@ -279,16 +285,17 @@ def model_report(model, name: str | None = None, q=None, qd=None, t: float = 0.0
     """
     name = type(model).__name__ if name is None else str(name)
     if isinstance(model, SpatialModel):
-        q = model.assemble() if q is None else np.asarray(q, dtype=float)
+        q = model.q0 if q is None else np.asarray(q, dtype=float)
         rep = model.dof_report(q)
         J = model.phi_q(q)
         nnz = int(np.count_nonzero(nonzero_pattern(J)))
         return ModelReport(name, model.n, J.shape[0], rep.rank, rep.dof, None, nnz, None, None,
                            rep.coordinates_6, rep.constraints_6)
-    s = assemble_system(model, q, qd, t)
+    system = system_of(model)
+    s = assemble_system(system, q, qd, t)
     J = np.vstack([s.Phi_q, s.B])
     rank = rank_analysis(s.Phi_q)[0]
-    rhs_time = _time_rhs(model, s.q, s.qd, s.t, int(repeats)) if timing else None
+    rhs_time = _time_rhs(system, s.q, s.qd, s.t, int(repeats)) if timing else None
     return ModelReport(name, s.n, s.m, rank, s.n - rank, s.nnz["M"], s.nnz["Phi_q"], rhs_time,
                        dense_flops(s.n, J.shape[0]))
 

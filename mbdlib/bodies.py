@@ -179,6 +179,12 @@ class RigidBody:
     def __setattr__(self, attr, value):
         raise AttributeError(f"RigidBody is immutable; build a new one instead of setting {attr!r}")
 
+    def __deepcopy__(self, memo):
+        return self                      # immutable: a copy of a model may share it
+
+    def __copy__(self):
+        return self
+
     def __repr__(self) -> str:
         def fmt(x):
             return f"{x:.6g}" if isinstance(x, (float, np.floating)) else str(x)

@@ -3,7 +3,7 @@
 :func:`mechanism` builds the double pendulum, the slider-crank, the four-bar, the IFToMM N-four-bar
 (benchmark A02, with its exact motion :func:`n_fourbar_exact` and :func:`n_fourbar_tip`) and the spatial
 6R arm as :class:`~mbdlib.planar.PlanarModel` (Cartesian), :class:`~mbdlib.coordinates.RelativeModel`
-(relative or mixed), :class:`~mbdlib.coordinates.ChainSystem` or :class:`~mbdlib.spatial.SpatialModel`,
+(relative or mixed), :class:`~mbdlib.dynamics.ChainModel` or :class:`~mbdlib.spatial.SpatialModel`,
 so that one state can be compared across descriptions (:func:`mbdlib.coordinates.convert`).
 
 >>> [mechanism("fourbar", coordinates=c, gravity=(0.0, -9.81)).n for c in COORDINATE_SETS]
@@ -20,7 +20,8 @@ from scipy.integrate import solve_ivp
 
 from .bodies import RigidBody
 from .chain import Chain, Joint
-from .coordinates import ChainSystem, RelativeModel
+from .coordinates import RelativeModel
+from .dynamics import ChainModel
 from .errors import ModelError
 from .planar import PlanarModel
 from .spatial import SpatialModel
@@ -234,7 +235,7 @@ def _arm6r(coordinates, gravity, masses=(4.0, 3.0, 2.0, 1.0, 0.5, 0.3)):
             origin = p[k] - (p[k - 1] if k else 0.0)
             body = RigidBody.sphere(masses[k], 0.05, com=(p[k + 1] - p[k]) / 2, name=f"link{k + 1}")
             chain.add_link(f"link{k + 1}", Joint(f"joint{k + 1}", "revolute", axes[k], origin), body)
-        return ChainSystem(chain, gravity=gravity)
+        return ChainModel(chain, gravity=gravity)
     m = SpatialModel(gravity=gravity)
     centres = [p[0] / 2] + [(p[k] + p[k + 1]) / 2 for k in range(6)]
     sphere = [RigidBody.sphere(mass, 0.05).inertia for mass in (10.0, *masses)]   # as the chain's links
@@ -258,7 +259,7 @@ def mechanism(name: str, coordinates: str = "cartesian", gravity=None, **params)
         Planar: "cartesian" → :class:`mbdlib.PlanarModel` (x, y, φ per body); "relative" →
         :class:`RelativeModel` with joint coordinates of a spanning tree (loop closures as cut
         joints); "mixed" → the first body absolute (x, y, φ), the others relative.  "arm6r" has
-        "relative" (a :class:`ChainSystem`, 6 joint angles) and "cartesian" (a
+        "relative" (a :class:`~mbdlib.dynamics.ChainModel`, 6 joint angles) and "cartesian" (a
         :class:`mbdlib.SpatialModel`, position + Euler parameters per body).
     gravity : array_like
         Required: ``(gx, gy)`` for the planar mechanisms (``(0, -9.81)`` with y up), ``(gx, gy, gz)``

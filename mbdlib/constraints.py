@@ -38,17 +38,17 @@ import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.linalg
 import sympy as sp
 
 from . import _validate
 from ._backend import cos, is_symbolic, object_zeros, sin
-from .errors import ModelError, ShapeError, SingularityError
+from .errors import ModelError, ShapeError
+from .model import Coordinate, Part
 
 __all__ = [
     "Constraint", "Revolute", "Translational", "PointOnLine", "Rigid", "Distance", "Gear", "RackPinion",
     "CoordinateDriver", "RelativeAngleDriver", "DistanceDriver", "KnifeEdge", "Motion",
-    "DofReport", "rank_analysis", "nearby_rank", "newton_solve",
+    "DofReport",
 ]
 
 
@@ -140,6 +140,10 @@ class Constraint:
 
     kind = "joint"
     nonholonomic = False
+    #: The joint's own coordinates (``"angle"``, ``"slide"``): :class:`~mbdlib.model.Coordinate` attributes.
+    coordinates: tuple = ()
+    #: Set by the model that owns the joint: the indices of its bodies' (x, y, φ) in ``(q, ground pose)``.
+    _local_index = None
 
     def __init__(self, name: str, bodies, labels):
         self.name = str(name)
@@ -207,6 +211,47 @@ class Constraint:
         """Size of the violation in length units (for assembly messages): ``‖Φ‖``."""
         return float(np.linalg.norm(self.phi(q, t)))
 
+    # ------------------------------------------------------------ joint coordinates
+    def _coordinate(self, kind: str) -> Coordinate:
+        """The joint coordinate ``kind`` as a function of the model's q (exact gradient and rate)."""
+        if kind not in self.coordinates:
+            have = f"its coordinates are {', '.join(self.coordinates)}" if self.coordinates else "it has none"
+            raise ModelError(f"joint {self.name!r} ({self.kind}) has no {kind} coordinate; {have}")
+        if self._local_index is None:
+            raise ModelError(f"joint {self.name!r}: add it to a model first (its coordinates are the "
+                             "model's)")
+        idx = self._local_index
+
+        def pieces(q, qd):
+            pad = np.zeros(3)
+            ql = np.concatenate([q, pad])[idx]
+            qdl = None if qd is None else np.concatenate([qd, pad])[idx]
+            e = self._coordinate_scalar(kind, ql, qdl)
+            grad = np.zeros(q.size + 3)
+            np.add.at(grad, idx, np.asarray(e.jac, dtype=float))
+            return [Part(e.val, grad[: q.size], 0.0 if qd is None or e.quad is None else e.quad)]
+
+        return Coordinate(f"{self.name} {kind}", "rad" if kind == "angle" else "m", pieces)
+
+    def _coordinate_scalar(self, kind, q, qd) -> _Scalar:  # pragma: no cover - only joints with coordinates
+        raise ModelError(f"joint {self.name!r} has no {kind} coordinate")
+
+    def _relative_angle(self, q, qd):
+        rj, ri = _coord(q, qd, 1, 2, False), _coord(q, qd, 0, 2, False)
+        return _Scalar(rj.val - ri.val, rj.jac - ri.jac, 0.0)
+
+    def coordinate(self) -> Coordinate:
+        """The joint's one coordinate (its angle or slide); an error if it has none or two."""
+        if len(self.coordinates) != 1:
+            have = ", ".join(f"joint.{c}" for c in self.coordinates) or "none"
+            raise ModelError(f"joint {self.name!r} ({self.kind}) has {len(self.coordinates)} coordinates "
+                             f"({have}): name the one you mean")
+        return self._coordinate(self.coordinates[0])
+
+    def rate(self, q, qd) -> float:
+        """The rate of the joint's one coordinate (``joint.angle.rate`` or ``joint.slide.rate``)."""
+        return self.coordinate().rate(q, qd)
+
 
 # --------------------------------------------------------------------------- joints
 class Revolute(Constraint):
@@ -221,6 +266,7 @@ class Revolute(Constraint):
     """
 
     kind = "revolute"
+    coordinates = ("angle",)
 
     def __init__(self, name, bodies, point_i, point_j):
         super().__init__(name, bodies, ["x", "y"])
@@ -229,6 +275,14 @@ class Revolute(Constraint):
     def _equations(self, q, qd, symbolic):
         d = _point(q, qd, 0, self.point_i, symbolic) - _point(q, qd, 1, self.point_j, symbolic)
         return [d.component(0), d.component(1)]
+
+    @property
+    def angle(self) -> Coordinate:
+        """The joint angle ``φ_j − φ_i`` [rad] (the coordinate a relative-angle driver prescribes)."""
+        return self._coordinate("angle")
+
+    def _coordinate_scalar(self, kind, q, qd):
+        return self._relative_angle(q, qd)
 
 
 class PointOnLine(Constraint):
@@ -239,6 +293,7 @@ class PointOnLine(Constraint):
     """
 
     kind = "point-on-line"
+    coordinates = ("slide", "angle")
 
     def __init__(self, name, bodies, point_i, point_j, axis_i):
         super().__init__(name, bodies, ["normal"])
@@ -253,6 +308,22 @@ class PointOnLine(Constraint):
     def _equations(self, q, qd, symbolic):
         return [self._normal_eq(q, qd, symbolic)]
 
+    @property
+    def slide(self) -> Coordinate:
+        """The travel of ``P_j`` along the line: ``(r_Pj − r_Pi) · A_i u'_i`` [m]."""
+        return self._coordinate("slide")
+
+    @property
+    def angle(self) -> Coordinate:
+        """The relative angle ``φ_j − φ_i`` [rad]."""
+        return self._coordinate("angle")
+
+    def _coordinate_scalar(self, kind, q, qd):
+        if kind == "angle":
+            return self._relative_angle(q, qd)
+        d = _point(q, qd, 1, self.point_j, False) - _point(q, qd, 0, self.point_i, False)
+        return _dot(_body_vec(q, qd, 0, self.axis_i, False, False), d)
+
 
 class Translational(PointOnLine):
     """Translational (prismatic) joint: point-on-line plus ``φ_j - φ_i - angle = 0`` (2 equations).
@@ -262,31 +333,45 @@ class Translational(PointOnLine):
     """
 
     kind = "translational"
+    coordinates = ("slide",)
 
     def __init__(self, name, bodies, point_i, point_j, axis_i, angle=0.0):
         super().__init__(name, bodies, point_i, point_j, axis_i)
         self.labels = [f"{self.kind} {self.name} normal", f"{self.kind} {self.name} angle"]
-        self.angle = angle
+        self.fixed_angle = angle
 
     def _equations(self, q, qd, symbolic):
         rel = _coord(q, qd, 1, 2, symbolic)
         fi = _coord(q, qd, 0, 2, symbolic)
-        return [self._normal_eq(q, qd, symbolic), _Scalar(rel.val - fi.val - self.angle, rel.jac - fi.jac, 0)]
+        return [self._normal_eq(q, qd, symbolic),
+                _Scalar(rel.val - fi.val - self.fixed_angle, rel.jac - fi.jac, 0)]
+
+    @property
+    def angle(self):
+        raise AttributeError(f"translational joint {self.name!r} has no angle coordinate: its relative angle "
+                             f"is fixed ({self.fixed_angle:g} rad, joint.fixed_angle); its coordinate is "
+                             "joint.slide")
 
 
 class Rigid(Revolute):
     """Rigid (weld) joint: a revolute plus ``φ_j - φ_i - angle = 0`` (3 equations; Haug 1989, §3.3)."""
 
     kind = "rigid"
+    coordinates = ()
 
     def __init__(self, name, bodies, point_i, point_j, angle=0.0):
         super().__init__(name, bodies, point_i, point_j)
         self.labels.append(f"{self.kind} {self.name} angle")
-        self.angle = angle
+        self.fixed_angle = angle
+
+    @property
+    def angle(self):
+        raise AttributeError(f"rigid joint {self.name!r} has no coordinates (its relative angle is fixed: "
+                             "joint.fixed_angle)")
 
     def _equations(self, q, qd, symbolic):
         rj, ri = _coord(q, qd, 1, 2, symbolic), _coord(q, qd, 0, 2, symbolic)
-        angle = _Scalar(rj.val - ri.val - self.angle, rj.jac - ri.jac, 0)
+        angle = _Scalar(rj.val - ri.val - self.fixed_angle, rj.jac - ri.jac, 0)
         return super()._equations(q, qd, symbolic) + [angle]
 
 
@@ -522,7 +607,7 @@ class KnifeEdge(Constraint):
         raise ModelError(f"{self.name}: a knife edge has no position equation Φ(q) = 0; use B(q) and b_gamma")
 
 
-# --------------------------------------------------------------------------- rank, redundancy, Newton
+# --------------------------------------------------------------------------- the DOF report
 @dataclass
 class DofReport:
     """Degrees of freedom by counting (Grübler) and by rank of ``Φ_q``.
@@ -579,117 +664,3 @@ class DofReport:
         rows = "".join(f"<tr><td>{html.escape(a)}</td><td>{html.escape(b.strip())}</td></tr>"
                        for a, b in cells)
         return f"<table class='mbd-dof-report'>{rows}</table>"
-
-
-RANK_RTOL = 1e-8   # singular values below this fraction of the largest count as zero (one rank test)
-
-
-def rank_analysis(Phi_q, rtol: float = RANK_RTOL, scale_rows: bool = True):
-    """Rank of ``Φ_q`` (SVD, relative tolerance) and the dependent rows (pivoted QR of ``Φ_qᵀ``).
-
-    The one rank analysis of the library: :meth:`PlanarModel.dof_report`, the checks, the assembly
-    and :func:`mbdlib.dae.redundant_rows` (which names the rows) all call it.
-
-    Parameters
-    ----------
-    Phi_q : array_like, shape (m, n)
-    rtol : float
-        Singular values ≤ ``rtol · s_max`` count as zero.
-    scale_rows : bool
-        Scale each row to unit length first, so that equations in m, m² and rad weigh alike (the rank
-        in exact arithmetic is unchanged).  :mod:`mbdlib.dae` passes a mass-scaled Jacobian whose
-        singular values it has already compared, and keeps them (False).
-
-    Returns
-    -------
-    rank : int
-    dependent : list of int
-        Rows that are linear combinations of the others (the rows left over when the pivoting has
-        picked ``rank`` independent ones; on ties it keeps the earlier row).
-    groups : list of list of int
-        ``groups[k]``: the rows taking part in the dependency of ``dependent[k]`` (least squares on
-        the independent rows).
-
-    >>> rank_analysis(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]))
-    (2, [2], [[0, 1, 2]])
-    """
-    Phi_q = np.atleast_2d(np.asarray(Phi_q, dtype=float))
-    m = Phi_q.shape[0]
-    if m == 0 or Phi_q.size == 0:
-        return 0, [], []
-    if scale_rows:
-        norms = np.linalg.norm(Phi_q, axis=1)
-        Phi_q = Phi_q / np.where(norms > 0, norms, 1.0)[:, None]
-    s = np.linalg.svd(Phi_q, compute_uv=False)
-    rank = int(np.sum(s > rtol * max(s[0], np.finfo(float).tiny))) if s[0] > 0 else 0
-    if rank == m:
-        return rank, [], []
-    _, _, piv = scipy.linalg.qr(Phi_q.T, pivoting=True, mode="economic")
-    indep, dependent = sorted(piv[:rank]), sorted(int(k) for k in piv[rank:])
-    groups = []
-    for k in dependent:
-        c = np.linalg.lstsq(Phi_q[indep].T, Phi_q[k], rcond=None)[0] if indep else np.zeros(0)
-        big = np.abs(c) > 1e-8 * max(np.max(np.abs(c), initial=0.0), 1e-300)
-        groups.append(sorted([int(indep[i]) for i in np.flatnonzero(big)] + [k]))
-    return rank, dependent, groups
-
-
-def newton_solve(phi, jac, q, tol: float = 1e-10, max_iter: int = 50):
-    """Solve ``Φ(q) = 0`` by Newton-Raphson with least-squares steps and step halving.
-
-    Each step is the minimum-norm least-squares solution of ``Φ_q Δq = -Φ`` (so redundant
-    and underdetermined sets work), halved until ``‖Φ‖`` decreases (Haug 1989, §4.4).
-    Returns ``(q, iterations, residual, converged)`` with ``residual = max |Φ|``.
-    """
-    q = np.array(q, dtype=float)
-    f = np.asarray(phi(q), dtype=float)
-    norm = float(np.linalg.norm(f))
-    for it in range(max_iter + 1):
-        if f.size == 0 or np.max(np.abs(f)) <= tol:
-            return q, it, float(np.max(np.abs(f), initial=0.0)), True
-        if it == max_iter:
-            break
-        J = np.asarray(jac(q), dtype=float)
-        if not np.all(np.isfinite(J)):
-            raise SingularityError("Newton iteration: the constraint Jacobian is not finite")
-        dq = np.linalg.lstsq(J, -f, rcond=None)[0]
-        step = 1.0
-        while step > 1e-6:
-            q_new = q + step * dq
-            f_new = np.asarray(phi(q_new), dtype=float)
-            n_new = float(np.linalg.norm(f_new))
-            if n_new < (1 - 1e-4 * step) * norm:
-                break
-            step /= 2
-        else:  # no decrease along the Gauss-Newton direction: a least-squares minimum, not a root
-            return q, it, float(np.max(np.abs(f))), False
-        q, f, norm = q_new, f_new, n_new
-    return q, max_iter, float(np.max(np.abs(f))), False
-
-
-def nearby_rank(phi, jac, q, rtol: float = RANK_RTOL, probes: int = 3, step: float = 1e-3):
-    """Highest rank of ``Φ_q`` at a few admissible configurations near ``q``, and its dependent rows.
-
-    Each probe moves ``q`` by ``step · max(1, |q|∞)`` along a random direction of the null
-    space of ``Φ_q`` and closes the loops again by :func:`newton_solve` (seeded, so the
-    report is reproducible).  A rank that comes back nearby means ``q`` is a singular
-    configuration; a rank that stays low means redundant equations.  Returns
-    ``(rank, dependent)``.
-    """
-    q = np.asarray(q, dtype=float)
-    J = np.asarray(jac(q), dtype=float)
-    rank, dependent, _ = rank_analysis(J, rtol)
-    null = np.linalg.svd(J)[2][rank:]
-    if len(null) == 0 or not dependent:
-        return rank, dependent
-    rng = np.random.default_rng(0)
-    scale = step * max(1.0, float(np.max(np.abs(q))))
-    best = (rank, dependent)
-    for _ in range(probes):
-        dq = null.T @ rng.standard_normal(len(null))
-        q1, _, _, ok = newton_solve(phi, jac, q + scale * dq / np.linalg.norm(dq), 1e-12, 50)
-        if ok:
-            r, dep, _ = rank_analysis(jac(q1), rtol)
-            if r > best[0]:
-                best = (r, dep)
-    return best

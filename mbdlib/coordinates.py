@@ -11,8 +11,8 @@ mechanism can be described by
 * **mixed coordinates**: some bodies absolute (a ``"free"`` tree joint: ``x, y, φ`` relative to
   the parent, the ground for an absolute body), others relative; also :class:`RelativeModel`.
 
-:class:`RelativeModel` follows the SYSTEM PROTOCOL of :mod:`mbdlib.dae` (so ``dae.simulate``
-integrates it) through the *velocity transformation* (Jerkovsky 1978; García de Jalón & Bayo
+:class:`RelativeModel` builds its :class:`~mbdlib.system.ConstrainedSystem` (``model.system()``) through
+the *velocity transformation* (Jerkovsky 1978; García de Jalón & Bayo
 1994): the body poses ``x = (x_i, y_i, φ_i)`` are functions of ``θ``, ``ẋ = J(θ) θ̇`` and
 ``ẍ = J θ̈ + c`` with ``c = J̇ θ̇``; Newton-Euler ``M_x ẍ = Q_x + (joint forces)`` premultiplied by
 ``Jᵀ`` (the tree joints do no virtual work) gives
@@ -46,14 +46,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _validate, dae
-from .constraints import Revolute, Translational, newton_solve
-from .dynamics import bias_forces, energy, mass_matrix
+from . import _validate
+from .constraints import Revolute, Translational
 from .errors import ModelError, ShapeError
-from .newton_euler import gravity_vector
+from .model import Coordinate, Model, linear_coordinate
 from .planar import PlanarModel
 
-__all__ = ["RelativeModel", "TreeJoint", "ChainSystem", "body_states", "convert"]
+__all__ = ["RelativeModel", "TreeJoint", "body_states", "convert"]
 
 KINDS = ("revolute", "prismatic", "free")
 _R90 = np.array([[0.0, -1.0], [1.0, 0.0]])          # turns a vector by +90°
@@ -95,8 +94,8 @@ class TreeJoint:
         return 3 if self.kind == "free" else 1
 
 
-class RelativeModel:
-    """A planar mechanism in relative (joint) or mixed coordinates; follows the SYSTEM PROTOCOL.
+class RelativeModel(Model):
+    """A planar mechanism in relative (joint) or mixed coordinates.
 
     Bodies are added parent first, each with the tree joint to its parent; joints that close
     loops are added as *cut joints*.  Body frames have their origin at the centre of mass, as
@@ -132,7 +131,7 @@ class RelativeModel:
         self.coordinate_names: list[str] = []
         self._q_guess: list[float] = []
         self._qd_guess: list[float] = []
-        self._assembled = None
+        self._assembly = None
         self._cache = None
 
     # ------------------------------------------------------------------ building
@@ -181,7 +180,7 @@ class RelativeModel:
                                   "free": [f"x_{name}", f"y_{name}", f"φ_{name}"]}[joint]
         self._q_guess += list(q)
         self._qd_guess += list(qd)
-        self._assembled = self._cache = None
+        self._assembly = self._cache = None
         return tj
 
     def _add_cut(self, joint, bodies):
@@ -190,7 +189,7 @@ class RelativeModel:
             raise ModelError(f"cut joint {joint.name!r}: needs two different bodies, got {bodies[0]!r} twice")
         self.cuts.append(joint)
         self._cut_index.append(idx)
-        self._assembled = None
+        self._assembly = None
         return joint
 
     def add_cut_revolute(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0), name=None):
@@ -406,93 +405,42 @@ class RelativeModel:
         V = -sum(m * self.gravity @ x[3 * i:3 * i + 2] for i, m in enumerate(self.masses))
         return float(0.5 * qd @ self.M(q) @ qd + V)
 
-    # ------------------------------------------------------------------ assembly and simulation
-    def assemble(self, tol: float = 1e-10, max_iter: int = 50):
-        """Close the loops from the guess (least-squares Newton), then project the rates.
+    # ------------------------------------------------------------------ guesses, coordinates, the system
+    def q_guess(self) -> np.ndarray:
+        """The initial guess of the coordinates (as given to :meth:`add_body` or :meth:`set_initial`)."""
+        return np.array(self._q_guess, dtype=float)
 
-        Rates: least mass-weighted change, ``q̇ = q̇_g + M⁻¹ Φ_qᵀ μ``, ``Φ_q M⁻¹ Φ_qᵀ μ = −Φ_q q̇_g``.
-        Returns ``(q0, qd0)``.
-        """
-        q, it, res, ok = newton_solve(self.phi, self.phi_q, np.array(self._q_guess), tol, max_iter)
-        if not ok:
-            x = self.kinematics(q)[0]
-            gap, worst = max(((j.gap(self._local(k, x)), j) for k, j in enumerate(self.cuts)),
-                             key=lambda g: g[0])
-            raise ModelError(f"cannot assemble: cut joint {worst.name!r} cannot close (gap {gap:.3g} after "
-                             f"{it} Newton iterations); check the lengths or start from a closer guess")
-        qd = np.array(self._qd_guess)
-        C = self.phi_q(q)
-        if C.shape[0]:
-            MiCt = np.linalg.solve(self.M(q), C.T)
-            qd = qd - MiCt @ np.linalg.solve(C @ MiCt, C @ qd)
-        self._assembled = (q, qd)
-        return q, qd
-
-    @property
-    def q0(self) -> np.ndarray:
-        """Assembled initial coordinates, shape ``(n,)``."""
-        return (self._assembled or self.assemble())[0]
-
-    @property
-    def qd0(self) -> np.ndarray:
-        """Consistent initial rates, shape ``(n,)``."""
-        return (self._assembled or self.assemble())[1]
+    def qd_guess(self, q=None) -> np.ndarray:
+        """The given initial rates."""
+        return np.array(self._qd_guess, dtype=float)
 
     def set_initial(self, q, qd=None):
         """Replace the initial guess of the coordinates (and rates); :meth:`assemble` runs on next use."""
         self._q_guess = list(self._check(q, "q"))
         self._qd_guess = list(np.zeros(self.n) if qd is None else self._check(qd, "qd"))
-        self._assembled = None
+        self._assembly = None
 
-    def simulate(self, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=None, **options):
-        """Integrate with :func:`mbdlib.dae.simulate` from ``(q0, qd0)``."""
-        return dae.simulate(self, t_end, method=method, rtol=rtol, atol=atol, t_eval=t_eval, **options)
+    def coordinate(self, key) -> Coordinate:
+        """A coordinate to choose: one of :attr:`coordinate_names` (``"θ_crank"``) or its index, or a
+        :class:`~mbdlib.model.Coordinate` as it is."""
+        if isinstance(key, str | int | np.integer) and not isinstance(key, bool):
+            k = self.coordinate_names.index(key) if isinstance(key, str) and key in self.coordinate_names \
+                else key if not isinstance(key, str) else None
+            if k is None or not 0 <= int(k) < self.n:
+                raise ModelError(f"coordinate: no coordinate {key!r}; the coordinates are "
+                                 f"{self.coordinate_names}")
+            name = self.coordinate_names[int(k)]
+            return linear_coordinate(name, "m" if name[0] in "dxy" else "rad", {int(k): 1.0})
+        return super().coordinate(key)
 
+    def _describe(self) -> str:
+        return f"RelativeModel ({len(self.names)} bodies)"
 
-# ====================================================================== joint-space chains as systems
-class ChainSystem:
-    """An open chain (:class:`mbdlib.Chain`) in joint coordinates, with the SYSTEM PROTOCOL.
-
-    No constraints: ``M(q)`` by :func:`mbdlib.mass_matrix`, ``Q = −h(q, q̇) − G(q)`` by
-    :func:`mbdlib.bias_forces` (no joint torques).
-
-    >>> from mbdlib import Chain
-    >>> s = ChainSystem(Chain.planar([1.0]), gravity=(0, -9.81, 0), q0=[0.0])
-    >>> s.Q(0.0, s.q0, s.qd0)                   # gravity torque −m g L/2
-    array([-4.905])
-    """
-
-    def __init__(self, chain, gravity=None, q0=None, qd0=None):
-        self.chain, self.n = chain, chain.n
-        self.gravity = np.asarray(gravity_vector(gravity, "ChainSystem"), dtype=float)
-        self.q0 = np.zeros(self.n) if q0 is None else np.asarray(q0, dtype=float)
-        self.qd0 = np.zeros(self.n) if qd0 is None else np.asarray(qd0, dtype=float)
-        self.labels: list[str] = []
-        self.coordinate_names = list(chain.joint_names)
-
-    def M(self, q):
-        return np.asarray(mass_matrix(self.chain, q), dtype=float)
-
-    def Q(self, t, q, qd):
-        return -np.asarray(bias_forces(self.chain, q, qd, self.gravity), dtype=float)
-
-    def phi(self, q, t=0.0):
-        return np.zeros(0)
-
-    def phi_q(self, q, t=0.0):
-        return np.zeros((0, self.n))
-
-    def phi_t(self, q, t=0.0):
-        return np.zeros(0)
-
-    def gamma(self, q, qd, t=0.0):
-        return np.zeros(0)
-
-    B = phi_q
-    b_gamma = gamma
-
-    def energy(self, q, qd):
-        return float(sum(energy(self.chain, q, qd, self.gravity)))
+    def _assembly_failure(self, q, iterations, residual) -> ModelError:
+        x = self.kinematics(q)[0]
+        gap, worst = max(((j.gap(self._local(k, x)), j) for k, j in enumerate(self.cuts)), key=lambda g: g[0])
+        return ModelError(f"cannot assemble: cut joint {worst.name!r} cannot close (gap {gap:.3g} after "
+                          f"{iterations} Newton iterations); check the lengths or start from a closer guess")
 
 
 # ====================================================================== conversions

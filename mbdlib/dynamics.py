@@ -1,4 +1,4 @@
-"""Joint-space dynamics of a chain: mass matrix, bias forces, forward dynamics, energy, simulation.
+"""Joint-space dynamics of a chain: mass matrix, bias forces, forward dynamics, energy; the chain as a model.
 
 The equations of motion in joint coordinates (Featherstone 2008, eq. 6.1):
 
@@ -16,7 +16,8 @@ The equations of motion in joint coordinates (Featherstone 2008, eq. 6.1):
   positive definite for a physical chain).
 * :func:`energy` gives T = ½ Σ (m v_C·v_C + ω·I ω) and V = −Σ m g·r_C
   (zero where g·r_C = 0 for every centre of mass, e.g. all at the height of the global origin).
-* :func:`simulate` integrates the motion with ``scipy.integrate.solve_ivp``.
+* :class:`ChainModel` is a chain as a model: its system (``ChainModel(...).system()``) is what
+  :func:`mbdlib.simulate` and :func:`mbdlib.linearize` take.
 
 Applied loads ``f_ext`` are ``{link: (F, M)}`` dicts (force at the centre of
 mass, moment; global components) as in :mod:`mbdlib.newton_euler`.
@@ -24,24 +25,20 @@ mass, moment; global components) as in :mod:`mbdlib.newton_euler`.
 
 from __future__ import annotations
 
-import warnings
-from dataclasses import dataclass
-
 import numpy as np
 import scipy.linalg
-import sympy as sp
-from scipy.integrate import solve_ivp
 
 from . import _backend as bk
 from ._backend import as_backend
 from .chain import Chain
-from .errors import MbdError, ModelError, ShapeError, SingularityError
+from .errors import ModelError, ShapeError, SingularityError
 from .kinematics import forward_kinematics
+from .model import Coordinate, Model, linear_coordinate
 from .newton_euler import _inward_pass, as_output, external_loads, gravity_vector, rnea
 from .rotations import skew
 
-__all__ = ["mass_matrix", "bias_forces", "forward_dynamics", "inverse_dynamics_from_mass_matrix",
-           "lambdify_matrix", "lambdify_equations", "energy", "simulate", "Simulation"]
+__all__ = ["mass_matrix", "bias_forces", "forward_dynamics", "inverse_dynamics_from_mass_matrix", "energy",
+           "ChainModel"]
 
 
 # ----------------------------------------------------------------- mass matrix (CRBA)
@@ -212,134 +209,6 @@ def inverse_dynamics_from_mass_matrix(chain: Chain, q, qd, qdd, gravity=None, f_
     return (M @ qdd + b) if sym else as_output(M @ qdd + b, False)
 
 
-# ----------------------------------------------------------------- formulas -> fast functions
-BACKENDS = ("auto", "llvm", "sympy")
-_fallback_noted = False
-
-
-def _compile(groups, expr, cse, backend: str):
-    """``(f, how)``: ``f(x)`` of the concatenated arguments -> the flat entries of ``expr``.
-
-    ``llvm``: ``symengine.Lambdify(..., backend="llvm", cse=True)`` compiles the formulas to machine
-    code (one call costs a few µs whatever the size). ``sympy``: ``sympy.lambdify`` writes NumPy code
-    (every operation then costs Python's per-call overhead). ``auto``: llvm when symengine with LLVM
-    is installed and ``cse`` is not a function, else sympy (with a note, once, saying what to install).
-    """
-    global _fallback_noted
-    symbols = [s for g in groups for s in g]
-    flat = list(expr) if isinstance(expr, sp.MatrixBase) else [expr]
-    if backend not in BACKENDS:
-        raise ModelError(f"lambdify: backend must be one of {BACKENDS}, got {backend!r}")
-    if backend != "sympy" and not callable(cse):
-        try:
-            import symengine as se  # optional (mbdlib[fast]): imported only when asked for
-            f = se.Lambdify(symbols, flat, backend="llvm", cse=bool(cse), real=True)
-        except (ImportError, RuntimeError, TypeError, ValueError, NotImplementedError) as exc:
-            if backend == "llvm":
-                raise ModelError(f"lambdify: backend='llvm' needs symengine built with LLVM "
-                                 f"(pip install symengine); here: {type(exc).__name__}: {exc}") from exc
-            if not _fallback_noted:
-                _fallback_noted = True
-                warnings.warn("lambdify: symengine with LLVM is not available, so formulas become NumPy code "
-                              f"(sympy.lambdify; {type(exc).__name__}: {exc}); pip install symengine for "
-                              "compiled functions (10-100x faster per call)", stacklevel=3)
-        else:
-            size = len(flat)
-
-            def compiled(x):          # x: a contiguous float64 array of len(symbols), checked by the caller
-                out = np.empty(size)
-                f.unsafe_real(x, out)   # the compiled code without symengine's per-call checks (~1 µs)
-                return out
-
-            return compiled, "llvm"
-    elif backend == "llvm":
-        raise ModelError("lambdify: backend='llvm' does its own common-subexpression elimination; "
-                         "give cse=True or False, not a function")
-    f = sp.lambdify([symbols], flat, modules="numpy", cse=cse)
-    return (lambda x: np.array(f(x), dtype=float)), "sympy"
-
-
-def lambdify_matrix(expr, args, params=None, cse: bool = True, matrix: bool = False, backend: str = "auto"):
-    """A fast numeric function of a symbolic scalar, vector or matrix.
-
-    Parameters
-    ----------
-    expr : sympy expression or Matrix
-    args : sequence of sequences of Symbol
-        One group per argument of the returned function, e.g. ``(q, qd)``;
-        each argument is then an array of the group's length.
-    params : dict, optional
-        Values of every other free symbol (lengths, masses, g, ...).
-    cse : bool or callable
-        Common-subexpression elimination (much faster for large formulas). A function (as
-        ``sympy.lambdify`` takes it) selects the sympy backend.
-    matrix : bool
-        Keep the Matrix shape; by default an ``(n, 1)`` Matrix gives ``(n,)`` arrays.
-    backend : {"auto", "llvm", "sympy"}
-        ``"llvm"``: machine code through symengine's LLVM backend (a few µs per call);
-        ``"sympy"``: NumPy code from ``sympy.lambdify``; ``"auto"`` (default): llvm when symengine
-        is installed, else sympy with a note. The chosen one is the function's ``backend`` attribute.
-
-    Returns
-    -------
-    callable
-        ``f(*arrays)`` -> float, ``(n,)`` array (for an ``(n, 1)`` Matrix) or
-        ``(n, m)`` array.
-
-    Examples
-    --------
-    >>> x, y = sp.symbols("x y")
-    >>> f = lambdify_matrix(sp.Matrix([[x * y, 1], [0, x]]), [(x, y)])
-    >>> f([2.0, 3.0])
-    array([[6., 1.],
-           [0., 2.]])
-    >>> lambdify_matrix(x + y, [(x,), (y,)], backend="sympy")([1.0], [2.0])
-    3.0
-    """
-    groups = [tuple(a) for a in args]
-    expr = sp.sympify(expr).subs(params) if params else sp.sympify(expr)
-    free = expr.free_symbols - {s for group in groups for s in group}
-    if free:
-        raise ModelError(f"lambdify: the formula still contains {sorted(map(str, free))}; give their values "
-                         "in params={symbol: value}")
-    f, how = _compile(groups, expr, cse, backend)
-    full = expr.shape if isinstance(expr, sp.MatrixBase) else ()
-    shape = (full[0],) if len(full) == 2 and full[1] == 1 and not matrix else full  # columns -> (n,)
-    sizes = [len(g) for g in groups]
-    names = [f"argument {a} (length {k})" for a, k in enumerate(sizes)]
-
-    def argument(v, k, name):
-        a = np.asarray(v, dtype=float)
-        return a if a.shape == (k,) else bk.vector(v, k, name=name)   # bk.vector reshapes or names the error
-
-    def numeric(*values):
-        if len(values) != len(groups):
-            raise ShapeError(f"expected {len(groups)} argument(s) of lengths {sizes}, got {len(values)}")
-        parts = [argument(v, k, nm) for v, k, nm in zip(values, sizes, names, strict=True)]
-        x = np.ascontiguousarray(parts[0]) if len(parts) == 1 else np.concatenate(parts or [np.zeros(0)])
-        out = f(x)
-        return float(out[0]) if not shape else out.reshape(shape)
-
-    numeric.backend = how
-    return numeric
-
-
-def lambdify_equations(M, h, q, qd, params=None, cse: bool = True, backend: str = "auto"):
-    """Fast numeric ``M(q)`` -> (n, n) and ``b(q, qd)`` -> (n,) from symbolic results.
-
-    For example from :func:`mbdlib.kane.kane_equations` (pass ``h + G`` as ``h``); ``backend`` as in
-    :func:`lambdify_matrix`.
-
-    >>> q, qd = sp.symbols("q1 q2"), sp.symbols("qd1 qd2")
-    >>> M_f, h_f = lambdify_equations(sp.diag(2, 1), sp.Matrix([qd[0] ** 2, sp.sin(q[1])]), q, qd)
-    >>> M_f([0, 0]), h_f([0, np.pi / 2], [3, 0])
-    (array([[2., 0.],
-           [0., 1.]]), array([9., 1.]))
-    """
-    return (lambdify_matrix(M, [q], params, cse, matrix=True, backend=backend),
-            lambdify_matrix(h, [q, qd], params, cse, backend=backend))
-
-
 # ----------------------------------------------------------------- energy and simulation
 def energy(chain: Chain, q, qd, gravity=None):
     """Kinetic and potential energy (T, V) of a chain.
@@ -362,85 +231,105 @@ def energy(chain: Chain, q, qd, gravity=None):
     return (T, V) if sym else (float(T), float(V))
 
 
-@dataclass
-class Simulation:
-    """Result of :func:`simulate`: samples k = 0 ... K-1.
+# ----------------------------------------------------------------- the chain as a model
+class ChainModel(Model):
+    """An open chain (:class:`mbdlib.Chain`) in joint coordinates as a model.
 
-    Attributes
-    ----------
-    t : ndarray (K,)
-    q, qd : ndarray (K, n)
-    T, V : ndarray (K,)
-        Kinetic and potential energy at each sample.
-    solution : scipy OdeResult
-        The raw ``solve_ivp`` result (status, nfev, ...).
-    """
-
-    t: np.ndarray
-    q: np.ndarray
-    qd: np.ndarray
-    T: np.ndarray
-    V: np.ndarray
-    solution: object
-
-    @property
-    def E(self) -> np.ndarray:
-        """Total energy T + V, shape (K,)."""
-        return self.T + self.V
-
-
-def simulate(chain: Chain, q0, qd0, t_span, tau=None, gravity=None, rtol: float = 1e-9,
-             atol: float = 1e-9, t_eval=None, method: str = "DOP853") -> Simulation:
-    """Integrate M q̈ = τ − h − G from (q0, qd0) with ``scipy.integrate.solve_ivp``.
+    No constraints: ``M(q)`` by :func:`mass_matrix` (CRBA) and ``Q = τ − h(q, q̇) − G(q)`` by
+    :func:`bias_forces` (RNEA); the energy is ``T + V`` of :func:`energy`.
 
     Parameters
     ----------
     chain : Chain
-    q0, qd0 : array_like, shape (n,)
-    t_span : (float, float)
-    tau : None, array_like (n,), or callable ``tau(t, q, qd) -> (n,)``
-        Joint torques/forces (default zero: a free chain under gravity).
     gravity : array_like, shape (3,)
         Required (no default: gravity is never assumed).
-    rtol, atol : float
-    t_eval : array_like, optional
-        Sample times (default: the integrator's steps).
-    method : str
-        Any ``solve_ivp`` method.
+    tau : None, array_like (n,) or callable ``tau(t, q, qd) -> (n,)``
+        Joint torques/forces (default zero: a free chain under gravity).  Each joint's torque is also an
+        input of :func:`mbdlib.linearize`, named after the joint.
+    q0, qd0 : array_like, shape (n,), optional
+        The start state (default zeros); :meth:`set_initial` changes it.
 
-    Returns
-    -------
-    Simulation
-
-    Examples
-    --------
-    >>> sim = simulate(Chain.planar([1.0]), [0.0], [0.0], (0, 1), gravity=(0, -9.81, 0), t_eval=[0, 1])
-    >>> bool(abs(sim.E[-1] - sim.E[0]) < 1e-8)   # energy is conserved
+    >>> from mbdlib import simulate
+    >>> model = ChainModel(Chain.planar([1.0]), gravity=(0, -9.81, 0))
+    >>> system = model.system()
+    >>> system.Q(0.0, system.q0, system.qd0)                   # gravity torque −m g L/2
+    array([-4.905])
+    >>> run = simulate(system, 1.0, t_eval=[0.0, 1.0])
+    >>> bool(run.energy_drift < 1e-8)                         # energy is conserved
     True
     """
-    n = chain.n
-    q0, qd0 = _numeric_vector(q0, chain, "q0"), _numeric_vector(qd0, chain, "qd0")
-    gravity_vector(gravity, "simulate")
-    if tau is None:
-        def torque(t, q, qd):
-            return np.zeros(n)
-    elif callable(tau):
-        def torque(t, q, qd):
-            return _numeric_vector(tau(t, q, qd), chain, "tau(t, q, qd)")
-    else:
-        tau_const = _numeric_vector(tau, chain, "tau")
 
-        def torque(t, q, qd):
-            return tau_const
+    def __init__(self, chain: Chain, gravity=None, tau=None, q0=None, qd0=None):
+        if not isinstance(chain, Chain):
+            raise ModelError(f"ChainModel: chain must be a mbdlib.Chain, got {type(chain).__name__}")
+        self.chain, self.n = chain, chain.n
+        self.gravity = np.asarray(gravity_vector(gravity, "ChainModel"), dtype=float)
+        if tau is not None and not callable(tau):
+            tau = _numeric_vector(tau, chain, "tau")
+        self.tau = tau
+        self.labels: list[str] = []
+        self.coordinate_names = list(chain.joint_names)
+        self._assembly = None
+        self.set_initial(np.zeros(self.n) if q0 is None else q0, qd0)
 
-    def rhs(t, y):                                         # y = (q, q̇),  ẏ = (q̇, q̈)
-        q, qd = y[:n], y[n:]
-        return np.concatenate([qd, forward_dynamics(chain, q, qd, torque(t, q, qd), gravity)])
+    def set_initial(self, q, qd=None):
+        """The start state (:meth:`assemble` has nothing to solve: an open chain has no constraints)."""
+        self._q = _numeric_vector(q, self.chain, "q0")
+        self._qd = np.zeros(self.n) if qd is None else _numeric_vector(qd, self.chain, "qd0")
+        self._assembly = None
 
-    sol = solve_ivp(rhs, t_span, np.concatenate([q0, qd0]), method=method, rtol=rtol, atol=atol,
-                    t_eval=t_eval)
-    if sol.status < 0:
-        raise MbdError(f"simulate: the integration of chain {chain.name!r} failed: {sol.message}")
-    q, qd = sol.y[:n].T, sol.y[n:].T
-    TV = np.array([energy(chain, q[k], qd[k], gravity) for k in range(len(sol.t))]).reshape(-1, 2)
-    return Simulation(sol.t, q, qd, TV[:, 0], TV[:, 1], sol)
+    def q_guess(self):
+        return self._q.copy()
+
+    def qd_guess(self, q=None):
+        return self._qd.copy()
+
+    def coordinate(self, key) -> Coordinate:
+        """A joint coordinate by joint name or index (or a :class:`~mbdlib.model.Coordinate` as it is)."""
+        if isinstance(key, str | int | np.integer) and not isinstance(key, bool):
+            names = self.coordinate_names
+            k = names.index(key) if isinstance(key, str) and key in names else key
+            if isinstance(k, str) or not 0 <= int(k) < self.n:
+                raise ModelError(f"coordinate: no joint {key!r} in chain {self.chain.name!r}; its joints: "
+                                 f"{names}")
+            joint = self.chain.links[int(k)].joint
+            return linear_coordinate(names[int(k)], "rad" if joint.kind == "revolute" else "m", {int(k): 1.0})
+        return super().coordinate(key)
+
+    def _describe(self) -> str:
+        return f"ChainModel {self.chain.name!r}"
+
+    def _inputs(self) -> dict:
+        unit = np.eye(self.n)
+        return {name: (lambda t, q, qd, e=unit[k]: e) for k, name in enumerate(self.coordinate_names)}
+
+    def _torque(self, t, q, qd):
+        if self.tau is None:
+            return np.zeros(self.n)
+        if callable(self.tau):
+            return _numeric_vector(self.tau(t, q, qd), self.chain, "tau(t, q, qd)")
+        return self.tau
+
+    def M(self, q):
+        return np.asarray(mass_matrix(self.chain, q), dtype=float)
+
+    def Q(self, t, q, qd):
+        return self._torque(t, q, qd) - np.asarray(bias_forces(self.chain, q, qd, self.gravity), dtype=float)
+
+    def phi(self, q, t=0.0):
+        return np.zeros(0)
+
+    def phi_q(self, q, t=0.0):
+        return np.zeros((0, self.n))
+
+    def phi_t(self, q, t=0.0):
+        return np.zeros(0)
+
+    def gamma(self, q, qd, t=0.0):
+        return np.zeros(0)
+
+    B = phi_q
+    b_gamma = gamma
+
+    def energy(self, q, qd):
+        return float(sum(energy(self.chain, q, qd, self.gravity)))

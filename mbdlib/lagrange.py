@@ -29,7 +29,8 @@ import numpy as np
 import sympy as sp
 
 from .chain import Chain
-from .dynamics import energy, lambdify_matrix
+from .codegen import lambdify_matrix
+from .dynamics import energy
 from .errors import ModelError
 from .newton_euler import gravity_vector
 

@@ -33,11 +33,11 @@ from functools import cache
 
 import numpy as np
 import sympy as sp
-from scipy.integrate import solve_ivp
 
 from . import _validate as check
 from .bodies import RigidBody
 from .chain import Chain, Joint
+from .codegen import lambdify_matrix
 from .errors import ModelError, ShapeError, SingularityError
 from .kane_closed import (
     ClosedChain,
@@ -49,9 +49,10 @@ from .kane_closed import (
     closed_rates,
     trig_canonical,
 )
+from .model import Coordinate, Model, linear_coordinate
+from .system import Assembly, ConstrainedSystem
 
-__all__ = ["fourbar_arm", "FourBarArm", "FourBarEquations", "FourBarSimulation",
-           "FOURBAR_DEFAULTS"]
+__all__ = ["fourbar_arm", "FourBarArm", "FourBarEquations", "FOURBAR_DEFAULTS"]
 
 #: Default parameters of :func:`fourbar_arm` (SI units): a parallelogram.
 FOURBAR_DEFAULTS = dict(g=9.81, L1=0.60, L2=0.50, L3=0.15, L4=0.60, b2=(-0.15, 0.0), m1=8.0, m2=4.0, m3=1.0,
@@ -171,24 +172,11 @@ class FourBarEquations(ClosedKaneEquations):
     params: dict | None = None
 
 
-@dataclass
-class FourBarSimulation:
-    """Result of :meth:`FourBarArm.simulate`: ``t`` (k,), ``q``, ``qd`` (k, 2), ``energy`` (k,)."""
-
-    t: np.ndarray
-    q: np.ndarray
-    qd: np.ndarray
-    energy: np.ndarray
-    nfev: int
-
-    @property
-    def energy_drift(self) -> float:
-        """max |E(t) − E(0)|."""
-        return float(np.max(np.abs(self.energy - self.energy[0])))
-
-
-class FourBarArm:
+class FourBarArm(Model):
     """The four-bar arm (see the module notes); build it with :func:`fourbar_arm`.
+
+    As a model its coordinates are the actuated angles ``q = (q1, q2)`` (no constraints: the loop is
+    closed inside the equations); :meth:`system` gives the system :func:`mbdlib.simulate` integrates.
 
     Attributes
     ----------
@@ -200,10 +188,16 @@ class FourBarArm:
         Active joints upper_arm and crank, cut joint at B.
     """
 
+    n = 2
+    labels: list = []
+    coordinate_names = ["q1", "q2"]
+
     def __init__(self, **params):
         self.params = p = _validate(params)
         self.chain = self._tree(p)
         self.closed = self._closed(self.chain, p)
+        self._compiled = None
+        self._assembly = None
 
     # ------------------------------------------------------------------ construction
     @staticmethod
@@ -235,7 +229,11 @@ class FourBarArm:
         """Absolute angles (θ2, θ4) of forearm and coupler, closed form, shape (2,).
 
         B is the intersection of the circle of radius L4 about A with the circle
-        of radius |b2| about E, on the left of the directed line A -> E.
+        of radius |b2| about E, on the left of the directed line A -> E; for a
+        parallelogram (:attr:`is_parallelogram`) the parallelogram's own branch
+        θ2 = q2 + π, θ4 = q1 (wrapped to (−π, π]) everywhere, which is the left
+        intersection for 0 < q2 − q1 < π and continues it smoothly through the
+        change points (where the equations of motion of the parallelogram are regular).
 
         Raises
         ------
@@ -244,6 +242,8 @@ class FourBarArm:
         """
         q = _state(q, "q")
         p = self.params
+        if self.is_parallelogram:
+            return (np.array([q[1] + np.pi, q[0]]) + np.pi) % (2 * np.pi) - np.pi
         A, E = p["L3"] * _e(q[1]), p["L1"] * _e(q[0])
         L4, c = p["L4"], float(np.hypot(*p["b2"]))
         dist = float(np.hypot(*(E - A)))
@@ -343,34 +343,131 @@ class FourBarArm:
         return np.linalg.solve(self.mass_matrix(q), tau - self.inverse_dynamics(q, qd, [0.0, 0.0]))
 
     def compiled(self):
-        """Fast numeric ``M(q)`` and ``h + G`` from :meth:`equations` (lambdify with cse), cached.
+        """Fast numeric ``M(q)`` and ``h + G`` from :meth:`equations` (:mod:`mbdlib.codegen`), cached.
 
         Returns
         -------
         (M_f, hG_f) : callables ``M_f(q) -> (2, 2)`` and ``hG_f(q, qd) -> (2,)``
+
+        The passive angles of the general arm come from :meth:`passive_angles` (the last ``q`` is
+        remembered, so ``M_f`` and ``hG_f`` at one state solve the loop once); at a change point of the
+        general arm the formulas divide by zero and :class:`SingularityError` is raised.  The
+        parallelogram's formulas have no passive angles and hold through its change points.
         """
-        if getattr(self, "_compiled", None) is None:
+        if self._compiled is None:
             eq = self.equations()
-            args = [eq.q, eq.qd, eq.passive or sp.symbols("th2 th4")]
-            M = sp.lambdify(args, eq.M, modules="numpy", cse=True)
-            hG = sp.lambdify(args, eq.h + eq.G, modules="numpy", cse=True)
-            zero = np.zeros(2)
+            passive = list(eq.passive)
+            M = lambdify_matrix(eq.M, [eq.q, passive], matrix=True)
+            hG = lambdify_matrix(eq.h + eq.G, [eq.q, eq.qd, passive])
+            last = [None, None]
+
+            def angles(q):
+                q = np.asarray(q, dtype=float)
+                if not passive:
+                    return np.zeros(0)
+                if last[0] is None or not np.array_equal(q, last[0]):
+                    last[0], last[1] = q.copy(), self._passive_checked(q)
+                return last[1]
+
             def M_f(q):
-                return np.asarray(M(q, zero, self._passive_checked(q)), dtype=float)
+                return M(q, angles(q))
 
             def hG_f(q, qd):
-                return np.asarray(hG(q, qd, self._passive_checked(q)), dtype=float).ravel()
+                return hG(q, qd, angles(q))
 
             self._compiled = (M_f, hG_f)
         return self._compiled
 
     def _passive_checked(self, q):
-        """Passive angles, refusing the change points (where the formulas divide by zero)."""
-        J_p = self.loop_jacobian(q)[:, [1, 3]]
-        s = np.linalg.svd(J_p, compute_uv=False)
-        if s[-1] <= 1e-9 * s[0]:
-            raise self._singular(np.asarray(q, dtype=float), f"singular values of J_p {s}")
-        return self.passive_angles(q)
+        """Passive angles, refusing the change points (where the general arm's formulas divide by zero):
+        there the loop's passive columns ``z × R(θ2) b2`` and ``L4 e⊥(θ4)`` are parallel."""
+        th2, th4 = self.passive_angles(q)
+        b = _rot(th2, self.params["b2"])
+        sine = (b[0] * np.cos(th4) + b[1] * np.sin(th4)) / np.hypot(*b)       # (z × b) × e⊥(θ4) / |b|
+        if abs(sine) <= 1e-9:
+            raise self._singular(np.asarray(q, dtype=float), f"sin of the angle between the columns of J_p "
+                                                              f"{sine:.2g}")
+        return np.array([th2, th4])
+
+    # ------------------------------------------------------------------ the arm as a model
+    def q_guess(self):
+        """Start guess of :meth:`system`: the upper arm horizontal, the crank up, at rest."""
+        return np.array([0.0, np.pi / 2])
+
+    def qd_guess(self, q=None):
+        return np.zeros(2)
+
+    def coordinate(self, key) -> Coordinate:
+        """``"q1"`` (the upper arm) or ``"q2"`` (the crank), or a :class:`~mbdlib.model.Coordinate`."""
+        if key in ("q1", "q2"):
+            return linear_coordinate(key, "rad", {int(key[1]) - 1: 1.0})
+        return super().coordinate(key)
+
+    def _describe(self) -> str:
+        return "four-bar arm"
+
+    def M(self, q):
+        """``M(q)`` by the recursion (:meth:`mass_matrix`)."""
+        return self.mass_matrix(q)
+
+    def Q(self, t, q, qd):
+        """``−(h + G)`` by the recursion: no actuator torques (those are :meth:`system`'s ``tau``)."""
+        return -self.inverse_dynamics(q, qd, [0.0, 0.0])
+
+    def phi(self, q, t=0.0):
+        return np.zeros(0)
+
+    def phi_q(self, q, t=0.0):
+        return np.zeros((0, 2))
+
+    def phi_t(self, q, t=0.0):
+        return np.zeros(0)
+
+    def gamma(self, q, qd, t=0.0):
+        return np.zeros(0)
+
+    B = phi_q
+    b_gamma = gamma
+
+    def system(self, state: Assembly | None = None, tau=None, compiled: bool = True) -> ConstrainedSystem:
+        """The arm's :class:`~mbdlib.system.ConstrainedSystem`: ``M(q) q̈ = τ − h − G`` in ``q = (q1, q2)``.
+
+        Parameters
+        ----------
+        state : Assembly, optional
+            Start state (default :meth:`q_guess` at rest; ``simulate(..., q0=, qd0=)`` starts elsewhere).
+        tau : None, array_like (2,) or callable ``tau(t, q, qd)``
+            Actuator torques (τ1 on the upper arm, τ2 on the crank); each is also an input ``"tau1"``,
+            ``"tau2"`` of :func:`mbdlib.linearize`.
+        compiled : bool
+            The symbolic Kane equations compiled (:meth:`compiled`: derived once, a second or two; then
+            a few µs per call), or the numeric recursion at every call (readable, slow).
+        """
+        state = self._start(state)
+        if tau is None:
+            def torque(t, q, qd):
+                return np.zeros(2)
+        elif callable(tau):
+            def torque(t, q, qd):
+                return _state(tau(t, q, qd), "tau(t, q, qd)")
+        else:
+            const = _state(tau, "tau")
+
+            def torque(t, q, qd):
+                return const
+        if compiled:
+            M_f, hG_f = self.compiled()
+        else:
+            M_f, hG_f = self.mass_matrix, (lambda q, qd: self.inverse_dynamics(q, qd, [0.0, 0.0]))
+
+        def Q(t, q, qd):
+            return torque(t, q, qd) - hG_f(q, qd)
+
+        e = np.eye(2)
+        return ConstrainedSystem(
+            n=2, M=M_f, Q=Q, energy=self.energy, q0=state.q0, qd0=state.qd0, t0=state.t0,
+            coordinate_names=self.coordinate_names, name="four-bar arm" + (" (compiled)" if compiled else ""),
+            inputs={"tau1": lambda t, q, qd: e[0], "tau2": lambda t, q, qd: e[1]})
 
     def energy(self, q, qd) -> float:
         """Kinetic + potential energy [J]; the constant tip force counts as potential ``−F_tip · P``.
@@ -396,40 +493,6 @@ class FourBarArm:
             s = _rot(th[k], p[f"d{k + 1}"])
             out.append((J + s, vJ + w[k] * _perp(s)))
         return out
-
-    def simulate(self, q0, qd0, t_end, tau=None, rtol=1e-10, atol=1e-10, t_eval=None,
-                 fast: bool = True) -> FourBarSimulation:
-        """Integrate ``M q̈ = τ − h − G`` (scipy DOP853) from (q0, qd0) over [0, t_end].
-
-        ``tau``: None (no torques), a constant (2,) or ``tau(t, q, qd)``.  ``fast`` uses
-        :meth:`compiled` (the symbolic Kane equations, lambdified; a few seconds to derive
-        once), otherwise the numeric recursion at every step (readable, slow).
-        """
-        q0, qd0 = _state(q0, "q0"), _state(qd0, "qd0")
-        if not (isinstance(t_end, numbers.Real) and t_end > 0):
-            raise ModelError(f"simulate: t_end must be a positive number of seconds, got {t_end!r}")
-        if tau is None:
-            torque = lambda t, q, qd: np.zeros(2)           # noqa: E731
-        elif callable(tau):
-            torque = tau
-        else:
-            const = _state(tau, "tau")
-            torque = lambda t, q, qd: const                  # noqa: E731
-
-        M_f, hG_f = self.compiled() if fast else (self.mass_matrix, lambda q, qd: self.inverse_dynamics(
-            q, qd, [0.0, 0.0]))
-
-        def rhs(t, y):
-            q, qd = y[:2], y[2:]
-            return np.concatenate([qd, np.linalg.solve(M_f(q), torque(t, q, qd) - hG_f(q, qd))])
-
-        sol = solve_ivp(rhs, (0.0, float(t_end)), np.concatenate([q0, qd0]), method="DOP853", rtol=rtol,
-                        atol=atol, t_eval=t_eval)
-        if not sol.success:
-            raise ModelError(f"simulate: the integrator failed: {sol.message}")
-        q, qd = sol.y[:2].T, sol.y[2:].T
-        E = np.array([self.energy(a, b) for a, b in zip(q, qd, strict=True)])
-        return FourBarSimulation(sol.t, q, qd, E, sol.nfev)
 
     # ------------------------------------------------------------------ Lagrange multipliers (cross-check)
     def _lagrange_terms(self, th, thd):

@@ -20,15 +20,16 @@ applied forces ``Q`` (gravity, spring-dampers, loads), which is what the integra
 
 from __future__ import annotations
 
+import copy
 import numbers
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse
 
-from . import _validate, dae
+from . import _validate
 from ._banded import BandedSchur
-from .compiled import CompiledPlanarModel
+from .compiled import CompiledConstraints
 from .constraints import (
     Constraint,
     CoordinateDriver,
@@ -45,13 +46,13 @@ from .constraints import (
     Rigid,
     Translational,
     motion_of,
-    nearby_rank,
-    newton_solve,
-    rank_analysis,
 )
 from .errors import ModelError, ShapeError, SingularityError
+from .linalg import nearby_rank, numerical_rank, rank_analysis
+from .model import Coordinate, Model, linear_coordinate
+from .system import Assembly, ConstrainedSystem, Structure
 
-__all__ = ["PlanarModel", "PlanarBody", "Assembly"]
+__all__ = ["PlanarModel", "PlanarBody"]
 
 
 @dataclass(eq=False)  # bodies compare by identity
@@ -72,17 +73,6 @@ class PlanarBody:
         return self.index is None
 
 
-@dataclass
-class Assembly:
-    """Result of :meth:`PlanarModel.assemble`: consistent initial state."""
-
-    q0: np.ndarray
-    qd0: np.ndarray
-    iterations: int
-    residual: float
-    t0: float = 0.0
-
-
 def _number(x, name: str, positive: bool = False) -> float:
     return _validate.number(x, name, positive)
 
@@ -96,7 +86,7 @@ def _rot(phi: float, s) -> np.ndarray:
     return np.array([c * s[0] - sn * s[1], sn * s[0] + c * s[1]])
 
 
-class PlanarModel:
+class PlanarModel(Model):
     """A planar mechanism in absolute coordinates (x, y, φ per body).
 
     Parameters
@@ -116,6 +106,9 @@ class PlanarModel:
         self._index: list[np.ndarray] = []  # per joint: indices into (q, ground pose)
         self._assembly: Assembly | None = None
         self._layout_cache: _Layout | None = None  # the revolute joints' index arrays (built on first use)
+
+    def _changed(self):
+        self._assembly = self._layout_cache = None
 
     # ------------------------------------------------------------------ bodies
     @property
@@ -141,7 +134,7 @@ class PlanarModel:
             _xy(velocity, f"body {name!r}: velocity"),
             _number(angular_velocity, f"body {name!r}: angular_velocity"), len(self.bodies))
         self.bodies.append(body)
-        self._assembly = self._layout_cache = None
+        self._changed()
         return body
 
     def body(self, b) -> PlanarBody:
@@ -162,9 +155,36 @@ class PlanarModel:
         """The initial guess (positions and angles as given), shape ``(n,)``."""
         return np.array([v for b in self.bodies for v in (*b.position, b.angle)], dtype=float)
 
-    def qd_guess(self) -> np.ndarray:
-        """The given initial velocities, shape ``(n,)``."""
+    def qd_guess(self, q=None) -> np.ndarray:
+        """The given initial velocities, shape ``(n,)`` (they do not depend on ``q``)."""
         return np.array([v for b in self.bodies for v in (*b.velocity, b.angular_velocity)], dtype=float)
+
+    @property
+    def coordinate_names(self) -> list[str]:
+        """``x_body``, ``y_body``, ``φ_body`` for each body in order."""
+        return [f"{c}_{b.name}" for b in self.bodies for c in ("x", "y", "φ")]
+
+    def coordinate(self, key, component=None) -> Coordinate:
+        """A coordinate to choose (for :meth:`state`, :func:`mbdlib.linearize`): ``coordinate(body, "x")``
+        (``"x"``, ``"y"`` or ``"phi"`` of a body), a joint (or its name) for its angle or slide, or a
+        :class:`~mbdlib.model.Coordinate` as it is."""
+        if component is not None:
+            b = self.body(key)
+            coords = {"x": 0, "y": 1, "phi": 2, "φ": 2, "angle": 2}
+            if b.is_ground or component not in coords:
+                raise ModelError(f"coordinate: give a moving body and 'x', 'y' or 'phi', got {key!r}, "
+                                 f"{component!r}")
+            k = coords[component]
+            return linear_coordinate(f"{('x', 'y', 'φ')[k]}_{b.name}", "rad" if k == 2 else "m",
+                                     {3 * b.index + k: 1.0})
+        if isinstance(key, str):
+            for j in self.joints:
+                if j.name == key:
+                    return j.coordinate()
+            names = ", ".join(j.name for j in self.joints)
+            raise ModelError(f"coordinate: no joint named {key!r} (the joints: {names}); for a body's "
+                             "coordinate give coordinate(body, 'x' | 'y' | 'phi')")
+        return super().coordinate(key)
 
     def _pose(self, body: PlanarBody, q) -> np.ndarray:
         return np.zeros(3) if body.is_ground else np.asarray(q[3 * body.index: 3 * body.index + 3])
@@ -183,7 +203,8 @@ class PlanarModel:
         idx = [3 * b.index + k if not b.is_ground else k - 3 for b in bodies for k in range(3)]
         self.joints.append(joint)
         self._index.append(np.array(idx, dtype=int))
-        self._assembly = self._layout_cache = None
+        joint._local_index = self._index[-1]
+        self._changed()
         return joint
 
     def _pair(self, body_i, body_j, kind: str):
@@ -328,7 +349,7 @@ class PlanarModel:
             others = {rows[r] for g in groups for r in g if r < J.shape[0] - joint.n_eq}
             self.joints.pop()
             self._index.pop()
-            self._layout_cache = None
+            self._changed()
             raise ModelError(
                 f"driver {joint.name!r} is redundant: the joints already fix that motion "
                 f"({', '.join(sorted(others)) or 'rank unchanged'}); remove the driver or the joint that "
@@ -384,6 +405,31 @@ class PlanarModel:
             torque = _number(torque, "torque")
         load = dict(name=name or f"torque{len(self.loads) + 1}", body=b, force=None, point=None,
                     torque=torque)
+        self.loads.append(load)
+        return load
+
+    def add_joint_torque(self, joint, torque, name=None) -> dict:
+        """A torque ``τ`` [N m] in a revolute joint: ``+τ`` on body j, ``−τ`` on body i, about the joint
+        (generalized force ``τ ∂θ/∂q``, θ the joint angle); a number or ``torque(t, q, qd)``.  Its name is
+        an input of :func:`mbdlib.linearize`."""
+        return self._add_joint_load(joint, "angle", torque, name, "torque")
+
+    def add_joint_force(self, joint, force, name=None) -> dict:
+        """A force ``F`` [N] along a translational (or point-on-line) joint's slide: ``+F`` on body j,
+        ``−F`` on body i (generalized force ``F ∂s/∂q``); a number or ``force(t, q, qd)``."""
+        return self._add_joint_load(joint, "slide", force, name, "force")
+
+    def _add_joint_load(self, joint, kind, value, name, what):
+        if not any(joint is j for j in self.joints):
+            raise ModelError(f"add_joint_{what}: {joint!r} is not a joint of this model")
+        coordinate = joint._coordinate(kind)
+        if not callable(value):
+            value = _number(value, f"add_joint_{what} on {joint.name!r}: {what}")
+        name = str(name) if name is not None else f"{joint.name} {what}"
+        if any(load["name"] == name for load in self.loads):
+            raise ModelError(f"add_joint_{what}: a load named {name!r} already exists; give a unique name=")
+        load = dict(name=name, body=None, force=None, point=None, torque=None, joint=joint, value=value,
+                    coordinate=coordinate, unit=lambda t, q, qd, c=coordinate: c.gradient(q))
         self.loads.append(load)
         return load
 
@@ -531,6 +577,10 @@ class PlanarModel:
                 if not b.is_ground:
                     Q[3 * b.index: 3 * b.index + 3] += J.T @ (sign * f * e)
         for load in self.loads:
+            if load.get("coordinate") is not None:             # a joint torque or force
+                v = load["value"](t, q, qd) if callable(load["value"]) else load["value"]
+                Q += _number(float(v), f"{load['name']}") * load["coordinate"].gradient(q)
+                continue
             k = 3 * load["body"].index
             if load["torque"] is not None:
                 tau = load["torque"](t, q, qd) if callable(load["torque"]) else load["torque"]
@@ -552,48 +602,53 @@ class PlanarModel:
             V += 0.5 * s["k"] * (self._spring(s, q, None)[0] - s["l0"]) ** 2
         return float(T + V)
 
-    # ------------------------------------------------------------------ assembly, DOF, simulation
-    def assemble(self, tol: float = 1e-10, max_iter: int = 50, t0: float = 0.0) -> Assembly:
-        """Close the loops from the initial guess (Newton-Raphson), then make the velocities consistent.
+    # ------------------------------------------------------------------ assembly and the system
+    def _assembly_failure(self, q, iterations, residual) -> ModelError:
+        gaps = [(j.gap(self._local(q, k), 0.0), j) for k, j in self._holonomic()]
+        gap, worst = max(gaps, key=lambda g: g[0])
+        return ModelError(
+            f"cannot assemble: joint {worst.name!r} cannot close, distance {gap:.4g} "
+            f"(largest residual after {iterations} Newton iterations, max |Φ| = {residual:.3g}); check its "
+            "points and the link lengths, or start from a closer guess")
 
-        Positions: least-squares Newton steps on ``Φ(q, t0) = 0``.  Velocities: the given ones
-        projected onto ``Φ_q q̇ = -Φ_t``, ``B q̇ = 0`` with the least mass-weighted change,
-        ``q̇ = q̇_g + M⁻¹Cᵀμ``, ``C M⁻¹ Cᵀ μ = c - C q̇_g`` (Haug 1989, §6.3).
+    def _describe(self) -> str:
+        return f"PlanarModel ({len(self.bodies)} bodies)"
+
+    def _structure(self):
+        M = self.M_diagonal()
+        bs = self.banded_schur()
+        values = self.jacobian_values if bs else None
+        return Structure(mass_diagonal=lambda: M, band=bs, jacobian_values=values)
+
+    def _inputs(self) -> dict:
+        return {load["name"]: load["unit"] for load in self.loads if load.get("unit") is not None}
+
+    def system(self, state: Assembly | None = None, compiled: bool = False) -> ConstrainedSystem:
+        """The immutable :class:`~mbdlib.system.ConstrainedSystem` of the model (a snapshot), starting at
+        ``state`` (default: :meth:`assemble`'s state; see :meth:`mbdlib.model.Model.system`).
+
+        ``compiled``: ``Φ``, ``Φ_q``, ``Φ_t``, ``γ`` derived once by sympy and compiled
+        (:class:`mbdlib.compiled.CompiledConstraints`): faster calls for a model simulated long; the
+        band storage, when the model has one, then reads the compiled Jacobian.
         """
-        q, it, res, ok = newton_solve(lambda x: self.phi(x, t0), lambda x: self.phi_q(x, t0),
-                                      self.q_guess(), tol, max_iter)
-        if not ok:
-            gaps = [(j.gap(self._local(q, k), t0), j) for k, j in self._holonomic()]
-            gap, worst = max(gaps, key=lambda g: g[0])
-            raise ModelError(
-                f"cannot assemble: joint {worst.name!r} cannot close, distance {gap:.4g} "
-                f"(largest residual after {it} Newton iterations, max |Φ| = {res:.3g}); check its points and "
-                "the link lengths, or start from a closer guess")
-        C = np.vstack([self.phi_q(q, t0), self.B(q, t0)])
-        c = np.concatenate([-self.phi_t(q, t0), np.zeros(C.shape[0] - len(self.phi_t(q, t0)))])
-        qd = self.qd_guess()
-        if C.shape[0]:
-            Minv = 1.0 / np.diag(self.M())
-            mu = np.linalg.lstsq((C * Minv) @ C.T, c - C @ qd, rcond=None)[0]
-            qd = qd + Minv * (C.T @ mu)
-        self._assembly = Assembly(q, qd, it, res, float(t0))
-        return self._assembly
+        state = self._start(state)
+        model = copy.deepcopy(self)
+        if not compiled:
+            return model._bind(state)
+        c = CompiledConstraints(model)
+        bs, M = model.banded_schur(), model.M_diagonal()
+        values = None
+        if bs is not None:
+            rows, cols = bs.rows, bs.cols
 
-    @property
-    def q0(self) -> np.ndarray:
-        """Assembled initial coordinates (assembles on first use), shape ``(n,)``."""
-        return (self._assembly or self.assemble()).q0
-
-    @property
-    def qd0(self) -> np.ndarray:
-        """Consistent initial velocities, shape ``(n,)``."""
-        return (self._assembly or self.assemble()).qd0
-
-    def system(self, t0: float = 0.0) -> PlanarModel:
-        """The model itself, assembled at ``t0``: it provides the protocol :mod:`mbdlib.dae` consumes."""
-        if self._assembly is None or self._assembly.t0 != t0:
-            self.assemble(t0=t0)
-        return self
+            def values(q, t=0.0):
+                return c.phi_q(q, t)[rows, cols]
+        return ConstrainedSystem(
+            n=model.n, M=model.M, Q=model.Q, phi=c.phi, phi_q=c.phi_q, phi_t=c.phi_t, gamma=c.gamma,
+            B=model.B, b_gamma=model.b_gamma, energy=model.energy, q0=state.q0, qd0=state.qd0, t0=state.t0,
+            labels=model.labels, coordinate_names=model.coordinate_names,
+            structure=Structure(mass_diagonal=lambda: M, band=bs, jacobian_values=values),
+            inputs=model._inputs(), name=f"{model._describe()}, compiled ({c.backend})")
 
     def dof_report(self, q=None, t: float = 0.0, rtol: float = 1e-8) -> DofReport:
         """Degrees of freedom by Grübler's count and by the rank of ``Φ_q`` at ``q`` (default: assembled).
@@ -623,25 +678,12 @@ class PlanarModel:
             singular = g_rank > rank
             redundant = [labels[r] for r in g_dep]
         k = len(self.B(q, t))
-        velocity_rank = np.linalg.matrix_rank(np.vstack([J, self.B(q, t)])) if k else rank
+        velocity_rank = numerical_rank(np.vstack([J, self.B(q, t)]), rtol) if k else rank
         return DofReport(
             grubler=self.n - m, coordinates=self.n, constraints=m, rank=rank, dof=self.n - rank,
             redundant=redundant, singular=singular, dependent=[labels[r] for r in dependent],
             involved=sorted({names[r] for g in groups for r in g}, key=names.index), nonholonomic=k,
             velocity_dof=self.n - int(velocity_rank), notes=notes)
-
-    def compiled(self):
-        """The same system with ``Φ``, ``Φ_q``, ``γ`` derived once by sympy and lambdified (faster calls).
-
-        Returns a :class:`mbdlib.compiled.CompiledPlanarModel`; build the model completely first.
-        """
-        return CompiledPlanarModel(self)
-
-    def simulate(self, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=None, **options):
-        """Integrate with :func:`mbdlib.dae.simulate` (methods "projection", "none", "baumgarte",
-        "augmented_lagrangian"); returns its result (``t, q, qd, energy, violation, ...``)."""
-        system = self.system(t0=float(options.get("t0", 0.0)))
-        return dae.simulate(system, t_end, method=method, rtol=rtol, atol=atol, t_eval=t_eval, **options)
 
 
 class _Layout:

@@ -35,12 +35,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _validate, dae
+from . import _validate
 from .bodies import RigidBody
-from .constraints import DofReport, motion_of, nearby_rank, newton_solve, rank_analysis
+from .constraints import DofReport, motion_of
 from .errors import ModelError
+from .linalg import nearby_rank, rank_analysis
+from .model import Model
 from .rotations import _G as _euler_matrix
 from .rotations import dcm_from_quat, normalize_quat  # noqa: F401 (dcm_from_quat: doctest)
+from .system import ConstrainedSystem
 
 __all__ = ["SpatialModel", "SpatialBody", "SpatialJoint", "SpatialDofReport", "point_jacobian"]
 
@@ -246,10 +249,11 @@ class SpatialDofReport(DofReport):
     constraints_6: int = 0
 
 
-class SpatialModel:
+class SpatialModel(Model):
     """Spatial mechanism in Cartesian coordinates with Euler parameters (7 per body)."""
 
     def __init__(self, gravity=None):
+        self._assembly = None
         self.bodies: list[SpatialBody] = []
         self.joints: list[SpatialJoint] = []
         self._index: list[np.ndarray] = []
@@ -280,6 +284,7 @@ class SpatialModel:
                            _v3(velocity, f"body {name!r}: velocity"),
                            _v3(angular_velocity, f"body {name!r}: angular_velocity"))
         self.bodies.append(body)
+        self._changed()
         return body
 
     def add_force(self, body, force, point=(0.0, 0.0, 0.0), name=None):
@@ -341,6 +346,7 @@ class SpatialModel:
         joint = make(kind, name, [b.name for b in bodies], labels, build)
         self.joints.append(joint)
         self._index.append(np.array([7 * b.index + k for b in bodies for k in range(7)]))
+        self._changed()
         return joint
 
     def fix(self, body, name=None) -> SpatialJoint:
@@ -535,20 +541,29 @@ class SpatialModel:
             norm[k, 7 * k + 3: 7 * k + 7] = 2 * q[7 * k + 3: 7 * k + 7]
         return np.vstack(blocks + [norm])
 
-    def assemble(self, tol: float = 1e-10, max_iter: int = 50) -> np.ndarray:
-        """Close the loops from the initial guess (least-squares Newton); returns ``q``, shape ``(n,)``."""
-        q, it, res, ok = newton_solve(self.phi, self.phi_q, self.q_guess(), tol, max_iter)
-        if not ok:
-            off = [(float(np.linalg.norm(j.phi(q[idx]))), j) for j, idx in zip(self.joints, self._index,
-                                                                                  strict=True)]
-            gap, worst = max(off, key=lambda g: g[0])
-            raise ModelError(f"cannot assemble: joint {worst.name!r} cannot close, distance {gap:.4g} "
-                             f"after {it} Newton iterations; check its points and axes")
-        return q
+    @property
+    def coordinate_names(self) -> list[str]:
+        """``x_body, y_body, z_body, e0_body, ..., e3_body`` for each body in order."""
+        return [f"{c}_{b.name}" for b in self.bodies for c in ("x", "y", "z", "e0", "e1", "e2", "e3")]
+
+    def _assembly_failure(self, q, iterations, residual) -> ModelError:
+        off = [(float(np.linalg.norm(j.phi(q[idx]))), j)
+               for j, idx in zip(self.joints, self._index, strict=True)]
+        gap, worst = max(off, key=lambda g: g[0])
+        return ModelError(f"cannot assemble: joint {worst.name!r} cannot close, distance {gap:.4g} "
+                          f"after {iterations} Newton iterations; check its points and axes")
+
+    def _describe(self) -> str:
+        return f"SpatialModel ({len(self.bodies)} bodies)"
+
+    def _velocity_weight(self, q):
+        """M where the model has dynamics; a kinematic model (no gravity or inertias) weighs all alike."""
+        ready = self.gravity is not None and all(b.inertia is not None for b in self.bodies)
+        return self.M(q) if ready else np.eye(self.n)
 
     def dof_report(self, q=None, rtol: float = 1e-8) -> SpatialDofReport:
         """DOF by rank of ``Φ_q`` (with normalization) and by Grübler's count ``6 n - Σ removed``."""
-        q = self.assemble() if q is None else np.asarray(q, dtype=float)
+        q = self.q0 if q is None else np.asarray(q, dtype=float)
         J, labels = self.phi_q(q), self.labels
         m, n_b = J.shape[0], len(self.bodies)
         rank, dependent, groups = rank_analysis(J, rtol)
@@ -732,16 +747,9 @@ class SpatialModel:
             out.append(np.r_[b.velocity, 0.5 * _L(p).T @ (_A(p).T @ b.angular_velocity)])
         return np.concatenate(out or [np.zeros(0)])
 
-    def system(self, t0: float = 0.0):
-        """The model with ``q0`` assembled and ``qd0`` projected onto the velocity constraints (least
-        mass-weighted change of the bodies' initial velocities): the protocol :mod:`mbdlib.dae` integrates."""
+    def system(self, state=None) -> ConstrainedSystem:
+        """The model's immutable :class:`~mbdlib.system.ConstrainedSystem` (a snapshot), starting at
+        ``state`` (default: :meth:`assemble`'s; see :meth:`mbdlib.model.Model.system`).  It needs gravity
+        and every body's inertia."""
         self._need_dynamics()
-        self.q0 = self.assemble()
-        self.qd0 = dae.project_velocities(self, self.q0, self.qd_guess(self.q0), t0)
-        return self
-
-    def simulate(self, t_end, method="projection", rtol=1e-9, atol=1e-9, t_eval=None, **options):
-        """Integrate with :func:`mbdlib.dae.simulate`; ``res.q`` rows hold (x, y, z, e0, e1, e2, e3) per
-        body in the order added."""
-        return dae.simulate(self.system(), t_end, method=method, rtol=rtol, atol=atol, t_eval=t_eval,
-                            **options)
+        return super().system(state)

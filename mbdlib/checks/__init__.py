@@ -10,9 +10,9 @@ simulation result is given) on a model and returns a :class:`CheckReport`: one :
 per check, each with a status, what was measured, and, when something looks wrong, a fix that names
 the body or joint.  :func:`check_simulation` runs step 7 alone.
 
-Supported models: :class:`mbdlib.PlanarModel`, :class:`mbdlib.Chain` (then ``gravity`` must be
-given: a chain does not store it), :class:`mbdlib.mechanisms.FourBarArm`, and any object with the
-SYSTEM PROTOCOL of :mod:`mbdlib.dae` (:class:`mbdlib.RelativeModel`, ``catalogue.mechanism(...)``).
+Supported models: :class:`mbdlib.PlanarModel`, :class:`mbdlib.RelativeModel`, :class:`mbdlib.SpatialModel`,
+:class:`mbdlib.ChainModel`, :class:`mbdlib.Chain` (then ``gravity`` must be given: a chain does not store
+it), :class:`mbdlib.mechanisms.FourBarArm`, and any :class:`mbdlib.ConstrainedSystem` (``model.system()``).
 
 >>> from mbdlib import PlanarModel
 >>> m = PlanarModel(gravity=(0.0, -9.81))
@@ -182,7 +182,7 @@ def check_model(model, q=None, *, gravity=None, units: str = "SI", expected_dof=
 
     Parameters
     ----------
-    model : PlanarModel, Chain, FourBarArm or an object with the SYSTEM PROTOCOL of :mod:`mbdlib.dae`
+    model : PlanarModel, RelativeModel, SpatialModel, ChainModel, Chain, FourBarArm or a ConstrainedSystem
     q : array_like, shape (n,), optional
         Configuration to check (default: the assembled one; zeros for a chain; (0, π/2) for the
         four-bar arm).
@@ -200,7 +200,7 @@ def check_model(model, q=None, *, gravity=None, units: str = "SI", expected_dof=
         Baumgarte run.
     step : float, optional
         Integration step to judge them against [s].
-    result : SimulationResult or FourBarSimulation, optional
+    result : SimulationResult, optional
         A simulation of the model: adds the step-7 checks.
     small_displacement : bool
         Run a short (~0.5 s; 0.2 s for a chain) projection simulation from a small perturbation.
@@ -222,8 +222,8 @@ def check_model(model, q=None, *, gravity=None, units: str = "SI", expected_dof=
         ``q`` or ``gravity`` of the wrong shape.
     """
     view = view_of(model, q, gravity, name)
-    if result is not None and alpha is None and beta is None:
-        alpha, beta = getattr(result, "alpha", None), getattr(result, "beta", None)
+    if result is not None and alpha is None and beta is None and result.scheme.name == "baumgarte":
+        alpha, beta = result.scheme.alpha, result.scheme.beta
     raw = items.step1(view, units) + items.step2(view) + items.step3(view) + items.step4(view, expected_dof)
     raw += items.step5(view) + motion.step6(view, small_displacement, alpha, beta, step, result)
     if result is not None:
@@ -237,7 +237,7 @@ def check_simulation(model, result, *, alpha=None, beta=None, name=None) -> Chec
     Parameters
     ----------
     model : as for :func:`check_model` (a Chain needs no gravity here: the result has the energy)
-    result : mbdlib.dae.SimulationResult or mbdlib.mechanisms.FourBarSimulation
+    result : mbdlib.SimulationResult
     alpha, beta : float, optional
         Baumgarte gains (default: those stored in the result).
 
@@ -247,6 +247,6 @@ def check_simulation(model, result, *, alpha=None, beta=None, name=None) -> Chec
         Items ``violation``, ``energy``, ``solver_effort``.
     """
     view: ModelView = view_of(model, None, None, name, need_gravity=False)
-    if alpha is None and beta is None:
-        alpha, beta = getattr(result, "alpha", None), getattr(result, "beta", None)
+    if alpha is None and beta is None and getattr(getattr(result, "scheme", None), "name", "") == "baumgarte":
+        alpha, beta = result.scheme.alpha, result.scheme.beta
     return CheckReport(_items(motion.step7(view, result, alpha, beta)), view.name)

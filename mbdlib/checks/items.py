@@ -11,8 +11,8 @@ import numbers
 import numpy as np
 
 from ..assembly import nonzero_pattern
-from ..constraints import nearby_rank, rank_analysis
 from ..errors import ModelError
+from ..linalg import nearby_rank, rank_analysis
 from .views import G_EARTH, ModelView, f3, plural, vec
 
 #: key -> (step of document 001 §5, title), in the order of the report

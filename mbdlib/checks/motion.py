@@ -10,14 +10,20 @@ import numpy as np
 
 from .. import dae
 from ..errors import MbdError, ModelError
-from ..mechanisms import FourBarSimulation
+from ..linalg import null_space
+from ..schemes import ODE, Projection
 from .items import item
 from .views import ModelView, f3, vec
 
 
 # ====================================================================== step 6: statics, small motion, gains
 def kkt_accelerations(system, q, qd, t=0.0):
-    """q̈ from the KKT system by least squares (any rank of J) and its relative residual."""
+    """q̈ from the KKT system by least squares and its relative residual: a diagnostic, not the dynamics.
+
+    The equations of motion are solved by :func:`mbdlib.dae.accelerations` (which refuses dependent
+    rows); the checklist asks a different question, "is the KKT system solvable at all here?", whose
+    answer for redundant but consistent constraints is yes, so it takes the least-squares solution of
+    the whole KKT matrix and reports how well it satisfies the equations."""
     n = system.n
     K = dae.kkt_matrix(system, q, t)
     rhs = np.concatenate([system.Q(t, q, qd), system.gamma(q, qd, t), system.b_gamma(q, qd, t)])
@@ -90,12 +96,8 @@ def _statics(v: ModelView) -> dict:
 
 
 def tangent_basis(system, q):
-    J = np.vstack([system.phi_q(q, 0.0), system.B(q, 0.0)])
-    if J.shape[0] == 0:
-        return np.eye(system.n)
-    _, s, Vt = np.linalg.svd(J)
-    rank = int(np.sum(s > 1e-10 * max(s[0], 1e-300)))
-    return Vt[rank:].T
+    """An orthonormal basis of the admissible velocities at q (the null space of [Φ_q; B])."""
+    return null_space(np.vstack([system.phi_q(q, 0.0), system.B(q, 0.0)]))
 
 
 def natural_frequency(v: ModelView) -> float:
@@ -203,7 +205,7 @@ def _small_displacement(v: ModelView, statics_status: str, singular: bool) -> di
         qd = qd + 0.01 * dv / np.max(np.abs(dv))
     try:
         qd = dae.project_velocities(s, v.q, qd) if s.phi_q(v.q, 0.0).shape[0] else qd
-        r = dae.simulate(s, v.horizon, method="projection", rtol=v.rtol, atol=v.rtol, q0=v.q, qd0=qd)
+        r = dae.simulate(s, v.horizon, Projection(rtol=v.rtol, atol=v.rtol), q0=v.q, qd0=qd)
     except MbdError as exc:
         return item(
             "small_displacement",
@@ -261,30 +263,31 @@ def step6(v: ModelView, small_displacement, alpha, beta, step, result) -> list:
 
 # ====================================================================== step 7: a simulation
 def step7(v: ModelView, result, alpha, beta) -> list:
-    if isinstance(result, FourBarSimulation):
-        return _step7_fourbar(v, result)
     if not isinstance(result, dae.SimulationResult):
         raise ModelError(
-            f"check_model: result must be a mbdlib.dae.SimulationResult or a FourBarSimulation, "
+            f"check_model: result must be a mbdlib.SimulationResult (from mbdlib.simulate), "
             f"got {type(result).__name__}"
         )
+    if v.kind == "FourBarArm":
+        return _step7_fourbar(v, result)
     T = float(result.t[-1] - result.t[0])
     viol, viol_v = float(result.violation.max()), float(result.violation_velocity.max())
-    detail = f"{result.method} ({result.solver}), {f3(T)} s: max ‖Φ‖ = {f3(viol)}, max ‖Φ̇‖ = {f3(viol_v)}"
+    what = f"{result.scheme.name} ({result.solver})"
+    detail = f"{what}, {f3(T)} s: max ‖Φ‖ = {f3(viol)}, max ‖Φ̇‖ = {f3(viol_v)}"
     if max(viol, viol_v) > 1e-6:
         out = [
             item(
                 "violation",
                 "fail",
                 detail + " > 1e-6",
-                "use projection / lower rtol / Baumgarte (method='projection' holds Φ = 0 to 1e-12)",
+                "use Projection() / lower rtol / Baumgarte (Projection() holds Φ = 0 to 1e-12)",
                 violation=viol,
                 violation_velocity=viol_v,
             )
         ]
     else:
         out = [item("violation", "pass", detail, violation=viol, violation_velocity=viol_v)]
-    out.append(_energy_item(v, result.energy_error, f"{result.method} ({result.solver})"))
+    out.append(_energy_item(v, result.energy_error, what))
     out.append(_effort(v, result, alpha, beta))
     return out
 
@@ -317,20 +320,18 @@ def _effort(v: ModelView, result, alpha, beta) -> dict:
         f"{result.newton_iterations} Newton iterations (max {result.max_newton_iterations} per step)"
     )
     values = dict(n_steps=result.n_steps, nfev_per_second=per_s, newton=result.newton_iterations)
-    if result.method != "baumgarte" or T <= 0:
+    scheme = result.scheme
+    if scheme.name != "baumgarte" or T <= 0:
         return item("solver_effort", "info", detail, **values)
-    a = result.alpha if alpha is None else alpha
-    b = result.beta if beta is None else beta
+    a = scheme.alpha if alpha is None else alpha
+    b = scheme.beta if beta is None else beta
     a, b = (b if a is None else a), (a if b is None else b)
     h = T / max(result.n_steps, 1)
     s_max = float(np.max(np.abs(np.roots([1.0, 2 * a, b**2])))) if a is not None else 0.0
     ref = dae.simulate(
         v.system,
         result.t[-1],
-        method="none",
-        solver=result.solver,
-        rtol=result.rtol or 1e-9,
-        atol=result.atol or 1e-9,
+        ODE(solver=scheme.solver, rtol=scheme.rtol, atol=scheme.atol),
         t0=result.t[0],
         q0=result.q[0],
         qd0=result.qd[0],
@@ -344,7 +345,7 @@ def _effort(v: ModelView, result, alpha, beta) -> dict:
             "warn",
             detail + ": the step is limited by the Baumgarte gain",
             f"lower α, β (now {f3(a)}, {f3(b)}) to a few times the mechanism's fastest motion, or use "
-            "method='projection'",
+            "Projection()",
             **values,
         )
     return item("solver_effort", "pass", detail, **values)

@@ -1,7 +1,8 @@
 """Model views for the checklist (private helper of :mod:`mbdlib.checks`).
 
 A :class:`ModelView` gathers what the checks need from any supported model: bodies with their
-attachment points, joints, gravity, a SYSTEM PROTOCOL object and the configuration, so that each
+attachment points, joints, gravity, the model's :class:`~mbdlib.system.ConstrainedSystem` and the
+configuration, so that each
 step of document 001 §5 is written once (:mod:`mbdlib.checks.items`, :mod:`mbdlib.checks.motion`).
 """
 
@@ -13,13 +14,14 @@ import numpy as np
 
 from .. import _validate
 from ..chain import Chain
-from ..coordinates import ChainSystem, RelativeModel
-from ..dynamics import mass_matrix
+from ..coordinates import RelativeModel
+from ..dynamics import ChainModel, mass_matrix
 from ..errors import ModelError
 from ..mechanisms import FourBarArm
 from ..newton_euler import gravity_vector
 from ..planar import PlanarModel
 from ..spatial import SpatialModel
+from ..system import Assembly, ConstrainedSystem
 
 G_EARTH = 9.81
 
@@ -72,7 +74,7 @@ class ModelView:
     joints: list | None
     edges: list | None  # body pairs joined by a joint or a force element
     ground: str
-    system: object  # SYSTEM PROTOCOL (coordinates of the checks of steps 4-6)
+    system: ConstrainedSystem  # the coordinates of the checks of steps 4-6
     q: np.ndarray  # configuration in the system's coordinates
     qd: np.ndarray
     row_joint: list  # joint name of each holonomic row
@@ -112,19 +114,22 @@ def view_of(model, q=None, gravity=None, name=None, need_gravity=True) -> ModelV
         return _chain_view(model, q, gravity, name)
     if isinstance(model, FourBarArm):
         return _fourbar_view(model, q, gravity, name)
-    if isinstance(model, SpatialModel):          # assembled, velocities projected: then the protocol
-        model = model.system()
-    if all(
-        hasattr(model, a)
-        for a in ("n", "M", "Q", "phi", "phi_q", "phi_t", "gamma", "B", "b_gamma", "energy", "q0", "qd0")
-    ):
-        return _system_view(model, q, gravity, name, isinstance(model, RelativeModel))
+    if isinstance(model, RelativeModel):
+        if q is None:
+            q, qd = model.q0, model.qd0
+        else:
+            q, qd = _state(q, model.n, "q"), np.zeros(model.n)
+        return _system_view(model._bind(Assembly(q, qd)), q, gravity, name, model)
+    if isinstance(model, SpatialModel | ChainModel):   # assembled, velocities projected: then its system
+        g = model.gravity
+        return _system_view(model.system(), q, gravity, name, model_gravity=g, kind=type(model).__name__)
+    if isinstance(model, ConstrainedSystem):
+        return _system_view(model, q, gravity, name)
     raise ModelError(
         f"check_model: unsupported model type {type(model).__name__}; supported are "
-        "mbdlib.PlanarModel, mbdlib.SpatialModel (with gravity and inertias), mbdlib.Chain (with "
-        "gravity=), mbdlib.mechanisms.FourBarArm and any "
-        "object with the SYSTEM PROTOCOL of mbdlib.dae (n, M, Q, phi, phi_q, phi_t, gamma, B, "
-        "b_gamma, energy, q0, qd0)"
+        "mbdlib.PlanarModel, mbdlib.RelativeModel, mbdlib.SpatialModel (with gravity and inertias), "
+        "mbdlib.ChainModel, mbdlib.Chain (with gravity=), mbdlib.mechanisms.FourBarArm and any "
+        "mbdlib.ConstrainedSystem (model.system())"
     )
 
 
@@ -170,7 +175,7 @@ def _planar_view(m, q, gravity, name) -> ModelView:
         joints=joints,
         edges=edges,
         ground="ground",
-        system=m,
+        system=m._bind(Assembly(q, qd)),
         q=q,
         qd=qd,
         row_joint=row_joint,
@@ -223,7 +228,7 @@ def _chain_view(chain, q, gravity, name) -> ModelView:
     else:
         g = None
     q = np.zeros(chain.n) if q is None else _state(q, chain.n, "q")
-    system = ChainSystem(chain, gravity=np.zeros(3) if g is None else g, q0=q)
+    system = ChainModel(chain, gravity=np.zeros(3) if g is None else g, q0=q).system()
     names = ["base"] + chain.link_names
     joints = [
         JointInfo(lk.joint.name, lk.joint.kind, (names[lk.parent + 1], lk.name), 0) for lk in chain.links
@@ -255,62 +260,49 @@ def _chain_view(chain, q, gravity, name) -> ModelView:
     )
 
 
-class FourBarAngles:
-    """The four-bar arm in its four absolute angles θ with the loop at pin B as constraint (SYSTEM PROTOCOL).
+def fourbar_angles(arm, q) -> ConstrainedSystem:
+    """The four-bar arm in its four absolute angles θ with the loop at pin B as constraint.
 
     Built from the arm's Lagrange-multiplier formulation (:meth:`FourBarArm.lagrange_forward_dynamics`):
     ``M_θ``, the velocity terms ``c`` and ``Q_θ`` of the free links, ``Φ = A + L4 e(θ4) − E − R(θ2) b2``.
     """
+    p = arm.params
 
-    def __init__(self, arm, q):
-        self.arm, self.n = arm, 4
-        self.q0 = arm.angles(q)
-        self.qd0 = np.zeros(4)
-        self.labels = ["pin B x", "pin B y"]
+    def b2(th):
+        c, s = np.cos(th[1]), np.sin(th[1])
+        return np.array([c * p["b2"][0] - s * p["b2"][1], s * p["b2"][0] + c * p["b2"][1]])
 
-    def M(self, th):
-        return self.arm._lagrange_terms(th, np.zeros(4))[0]
+    def M(th):
+        return arm._lagrange_terms(th, np.zeros(4))[0]
 
-    def Q(self, t, th, thd):
-        _, c, Q = self.arm._lagrange_terms(th, thd)
+    def Q(t, th, thd):
+        _, c, Q = arm._lagrange_terms(th, thd)
         return Q - c
 
-    def phi(self, th, t=0.0):
-        p = self.arm.params
+    def phi(th, t=0.0):
         e = [np.array([np.cos(a), np.sin(a)]) for a in th]
-        c, s = np.cos(th[1]), np.sin(th[1])
-        b2 = np.array([c * p["b2"][0] - s * p["b2"][1], s * p["b2"][0] + c * p["b2"][1]])
-        return p["L3"] * e[2] + p["L4"] * e[3] - p["L1"] * e[0] - b2
+        return p["L3"] * e[2] + p["L4"] * e[3] - p["L1"] * e[0] - b2(th)
 
-    def phi_q(self, th, t=0.0):
-        p = self.arm.params
+    def phi_q(th, t=0.0):
         perp = [np.array([-np.sin(a), np.cos(a)]) for a in th]
-        c, s = np.cos(th[1]), np.sin(th[1])
-        b2 = np.array([c * p["b2"][0] - s * p["b2"][1], s * p["b2"][0] + c * p["b2"][1]])
-        return np.column_stack(
-            [-p["L1"] * perp[0], -np.array([-b2[1], b2[0]]), p["L3"] * perp[2], p["L4"] * perp[3]]
-        )
+        b = b2(th)
+        return np.column_stack([-p["L1"] * perp[0], -np.array([-b[1], b[0]]), p["L3"] * perp[2],
+                                p["L4"] * perp[3]])
 
-    def phi_t(self, th, t=0.0):
-        return np.zeros(2)
-
-    def gamma(self, th, thd, t=0.0):
-        return self.arm._loop_gamma(th, thd)
-
-    def B(self, th, t=0.0):
-        return np.zeros((0, 4))
-
-    def b_gamma(self, th, thd, t=0.0):
-        return np.zeros(0)
-
-    def energy(self, th, thd):
-        p = self.arm.params
-        T = 0.5 * thd @ self.M(th) @ thd
-        V = sum(p[f"m{k + 1}"] * p["g"] * r[1] for k, (r, _) in enumerate(self.arm._centres(th, np.zeros(4))))
+    def energy(th, thd):
+        T = 0.5 * thd @ M(th) @ thd
+        V = sum(p[f"m{k + 1}"] * p["g"] * r[1] for k, (r, _) in enumerate(arm._centres(th, np.zeros(4))))
         tip = p["L1"] * np.array([np.cos(th[0]), np.sin(th[0])]) + p["L2"] * np.array(
             [np.cos(th[1]), np.sin(th[1])]
         )
         return float(T + V - p["F_tip"] @ tip)
+
+    def gamma(th, thd, t=0.0):
+        return arm._loop_gamma(th, thd)
+
+    return ConstrainedSystem(n=4, M=M, Q=Q, phi=phi, phi_q=phi_q, gamma=gamma, energy=energy,
+                             q0=arm.angles(q), labels=["pin B x", "pin B y"],
+                             coordinate_names=["θ1", "θ2", "θ3", "θ4"], name="four-bar arm in four angles")
 
 
 def _fourbar_view(arm, q, gravity, name) -> ModelView:
@@ -322,7 +314,7 @@ def _fourbar_view(arm, q, gravity, name) -> ModelView:
         if not np.allclose(given, g):
             note = f"the gravity argument {vec(given)} differs from the arm's {vec(g)} (parameter g)"
     q = np.array([0.0, np.pi / 2]) if q is None else _state(q, 2, "q")
-    system = FourBarAngles(arm, q)
+    system = fourbar_angles(arm, q)
     extra = {
         "forearm": [(p["b2"][0], p["b2"][1], 0.0), (p["L2"], 0.0, 0.0)],
         "coupler": [(p["L4"], 0.0, 0.0)],
@@ -365,30 +357,37 @@ def _fourbar_view(arm, q, gravity, name) -> ModelView:
     )
 
 
-def _system_view(model, q, gravity, name, relative) -> ModelView:
-    n = model.n
+def _system_view(system, q, gravity, name, relative=None, model_gravity=None, kind=None) -> ModelView:
+    """A view of a system; ``relative``: the RelativeModel it was built from (for its joints)."""
+    n = system.n
     if q is None:
-        q, qd = np.asarray(model.q0, dtype=float), np.asarray(model.qd0, dtype=float)
+        q, qd = np.asarray(system.q0, dtype=float), np.asarray(system.qd0, dtype=float)
     else:
         q, qd = _state(q, n, "q"), np.zeros(n)
     g, source, note = None, "", ""
-    if hasattr(model, "gravity"):
-        g, source, note = _planar_gravity(model, gravity)
+    if relative is not None:
+        g, source, note = _planar_gravity(relative, gravity)
+    elif model_gravity is not None:
+        g, source = np.asarray(model_gravity, dtype=float).ravel(), "model"
+        if gravity is not None:
+            given = _state(gravity, len(g), "gravity")
+            if not np.allclose(given, g):
+                note = f"the gravity argument {vec(given)} differs from the model's {vec(g)}"
     elif gravity is not None:
         g, source = np.asarray(gravity, dtype=float).ravel(), "argument"
-    phi_t = np.asarray(model.phi_t(q, 0.0), dtype=float)
-    Q0, Q1 = model.Q(0.0, q, qd), model.Q(1.0, q, qd)
+    phi_t = np.asarray(system.phi_t(q, 0.0), dtype=float)
+    Q0, Q1 = system.Q(0.0, q, qd), system.Q(1.0, q, qd)
     reasons = (["Φ_t ≠ 0 (drivers)"] if np.any(phi_t) else []) + (
         ["Q depends on t"] if not np.allclose(Q0, Q1) else []
     )
     bodies = joints = edges = None
-    if relative:
-        bodies, joints, edges = _relative_structure(model)
-    rows = list(getattr(model, "labels", []))
+    if relative is not None:
+        bodies, joints, edges = _relative_structure(relative)
+    kind = kind or (type(relative).__name__ if relative is not None else "ConstrainedSystem")
     return ModelView(
-        name=name or type(model).__name__,
-        kind=type(model).__name__,
-        model=model,
+        name=name or kind,
+        kind=kind,
+        model=relative if relative is not None else system,
         dim=None if g is None else len(g),
         gravity=g,
         gravity_source=source,
@@ -397,16 +396,17 @@ def _system_view(model, q, gravity, name, relative) -> ModelView:
         joints=joints,
         edges=edges,
         ground="ground",
-        system=model,
+        system=system,
         q=q,
         qd=qd,
-        row_joint=rows,
+        row_joint=list(system.labels[: system.m]),
         conservative=not reasons,
         nonconservative="; ".join(reasons),
-        force_free=g is not None and not np.any(g) and not np.any(model.Q(0.0, q, np.zeros(n))),
-        mass_matrix=lambda x: np.asarray(model.M(x), dtype=float),
+        force_free=g is not None and not np.any(g) and not np.any(system.Q(0.0, q, np.zeros(n))),
+        mass_matrix=lambda x: np.asarray(system.M(x), dtype=float),
         q_model=q,
-        coordinate_kind="relative/mixed (joint coordinates)" if relative else "the system's coordinates",
+        coordinate_kind="relative/mixed (joint coordinates)" if relative is not None
+        else "the system's coordinates",
     )
 
 
