@@ -144,10 +144,15 @@ def _numeric_vector(x, chain: Chain, name: str):
         raise ModelError(f"{name} is symbolic: forward_dynamics works on numbers; for formulas use "
                          "mbdlib.kane.kane_equations or mbdlib.lagrange.lagrange_equations")
     try:
-        return bk.vector(x, chain.n, name=name)
+        a = bk.vector(x, chain.n, name=name)
     except ShapeError:
         raise ShapeError(f"{name} must have shape ({chain.n},) for chain {chain.name!r} "
                          f"(joints {chain.joint_names}), got shape {np.shape(x)}") from None
+    if not np.all(np.isfinite(a)):
+        i = int(np.flatnonzero(~np.isfinite(a))[0])
+        raise ShapeError(f"{name}[{i}] is {float(a[i])!r} (joint {chain.joint_names[i]!r} of chain "
+                         f"{chain.name!r}): give finite numbers")
+    return a
 
 
 def forward_dynamics(chain: Chain, q, qd, tau, gravity=None, f_ext=None):

@@ -11,9 +11,12 @@ import numpy as np
 import pytest
 import scipy.sparse
 
-from mbdlib import _integrators, dae
+from mbdlib import _integrators, _kkt, dae
 from mbdlib.catalogue import mechanism, n_fourbar_exact, n_fourbar_tip
+from mbdlib.dae import simulate
 from mbdlib.errors import MbdError, ModelError, SingularityError
+from mbdlib.linalg import weighted_least_change
+from mbdlib.schemes import AugmentedLagrangian, Baumgarte, Projection
 
 
 def tip_error(res, coordinates, N):
@@ -101,19 +104,21 @@ def test_banded_solves_equal_the_dense_ones(N):
     bs = model.banded_schur()
     assert bs is not None and bs.kd <= 5                         # a band of width 11, whatever N
     rng = np.random.default_rng(N)
+    system = model.system()
+    assert system.structure.band.kd == bs.kd                     # the snapshot's own copy of the band
     for _ in range(3):
         q = model.q0 + rng.normal(scale=0.05, size=model.n)
         qd = rng.normal(size=model.n)
-        K = dae.kkt_matrix(model, q)
+        K = dae.kkt_matrix(system, q)
         rhs = np.concatenate([model.Q(0.0, q, qd), model.gamma(q, qd)])
         dense = np.linalg.solve(K, rhs)
-        qdd, lam = dae._solve(model, 0.0, q, qd, bs=bs)
+        qdd, lam = _kkt._solve(system, 0.0, q, qd, bs=bs)
         scale = 1.0 + np.abs(dense).max()
         np.testing.assert_allclose(qdd, dense[: model.n], atol=1e-10 * scale)
         np.testing.assert_allclose(lam, dense[model.n:], atol=1e-10 * scale)
         # one projection step, banded vs the dense minimum-norm formula
-        step = dae._least_change(model, q, 0.0, model.phi(q), bs=bs)
-        ref = dae._weighted_least_change(model.M(q), model.phi_q(q), model.phi(q))
+        step = _kkt._least_change(system, q, 0.0, model.phi(q), bs=bs)
+        ref = weighted_least_change(model.M(q), model.phi_q(q), model.phi(q))
         np.testing.assert_allclose(step, ref, atol=1e-12)
         assert model.banded_schur() is bs                          # built once per layout
 
@@ -138,9 +143,9 @@ def test_adding_a_joint_after_evaluation_is_seen():
 # ----------------------------------------------------------------- the benchmark
 @pytest.mark.parametrize("N, coordinates", [(2, "cartesian"), (5, "cartesian"), (2, "mixed"), (5, "mixed")])
 def test_a02_projection_meets_the_benchmark(N, coordinates):
-    """Defaults of method="projection": the first crank tip within 1e-3 m of the exact motion for 20 s."""
+    """Defaults of Projection(): the first crank tip within 1e-3 m of the exact motion for 20 s."""
     model = mechanism("n_fourbar", coordinates=coordinates, N=N, gravity=(0.0, -9.81))
-    res = dae.simulate(model, 20.0, method="projection")
+    res = simulate(model.system(), 20.0, Projection())
     assert tip_error(res, coordinates, N) < 1e-3
     assert res.violation.max() < 1e-9
 
@@ -153,9 +158,9 @@ def test_a02_relative_coordinates_refuse_at_the_singular_pose():
     """
     model = mechanism("n_fourbar", coordinates="relative", N=2, gravity=(0.0, -9.81))
     with pytest.raises(SingularityError) as info:
-        dae.simulate(model, 20.0, method="projection")
+        simulate(model.system(), 20.0, Projection())
     text = str(info.value)
-    assert "numerical rank 2" in text and "revolute B0 x" in text and "augmented_lagrangian" in text
+    assert "numerical rank 2" in text and "revolute B0 x" in text and "AugmentedLagrangian" in text
 
 
 @pytest.mark.parametrize("N", [2, 40])
@@ -166,8 +171,8 @@ def test_a02_projection_with_damping_passes_the_flat_pose(N):
     model = mechanism("n_fourbar", N=N, gravity=(0.0, -9.81))
     if N == 40:
         with pytest.raises(SingularityError, match="numerical rank 202"):
-            dae.simulate(model, 20.0)
-    res = dae.simulate(model, 20.0, singular="damp")
+            simulate(model.system(), 20.0, Projection())
+    res = simulate(model.system(), 20.0, Projection(singular='damp'))
     assert tip_error(res, "cartesian", N) < 1e-5
     assert res.violation.max() < 1e-9
     assert (res.damped_evaluations > 0) == (N == 40)
@@ -179,7 +184,7 @@ def test_damping_refuses_when_the_projection_has_to_change_the_energy():
     check): the projection after it changes the energy, and the run stops with the reason."""
     model = mechanism("n_fourbar", coordinates="relative", N=2, gravity=(0.0, -9.81))
     with pytest.raises(SingularityError, match="changed the energy by .* may have left the branch"):
-        dae.simulate(model, 20.0, singular="damp")
+        simulate(model.system(), 20.0, Projection(singular='damp'))
 
 
 def test_damping_does_not_hide_redundant_constraints():
@@ -187,11 +192,11 @@ def test_damping_does_not_hide_redundant_constraints():
     model = mechanism("fourbar", gravity=(0.0, -9.81))
     model.add_revolute("crank", "coupler", (0.3, 0.0), (-1.0, 0.0), name="A twice")      # joint A again
     with pytest.raises(SingularityError, match=r"at t = 0: .* dependent here: \['revolute A twice x'"):
-        dae.simulate(model, 1.0, singular="damp")
-    with pytest.raises(MbdError, match="unknown singular='pass'"):
-        dae.simulate(mechanism("fourbar", gravity=(0.0, -9.81)), 1.0, singular="pass")
-    with pytest.raises(MbdError, match="with method='projection' only"):
-        dae.simulate(mechanism("fourbar", gravity=(0.0, -9.81)), 1.0, method="baumgarte", singular="damp")
+        simulate(model.system(), 1.0, Projection(singular='damp'))
+    with pytest.raises(MbdError, match="singular must be 'stop' or 'damp', got 'pass'"):
+        Projection(singular="pass")
+    with pytest.raises(MbdError, match="Baumgarte does not take singular=: it is an option of Projection"):
+        Baumgarte(singular="damp")
 
 
 def test_singular_pose_is_diagnosed_with_the_rows_that_become_dependent():
@@ -202,7 +207,7 @@ def test_singular_pose_is_diagnosed_with_the_rows_that_become_dependent():
     assert np.abs(model.phi(q)).max() < 1e-12
     assert np.linalg.matrix_rank(model.phi_q(q)) == model.n - 1 - N       # one per loop
     with pytest.raises(SingularityError) as info:
-        dae.accelerations(model, 0.0, q, qd)
+        dae.accelerations(model.system(), 0.0, q, qd)
     text = str(info.value)
     m = len(model.phi(q))
     assert f"the {m} constraint rows have numerical rank {m - N}" in text
@@ -213,7 +218,7 @@ def test_singular_pose_is_diagnosed_with_the_rows_that_become_dependent():
     for theta in (1e-7, 1e-6, 1e-5, 1e-3):
         near = mechanism("n_fourbar", N=N, theta=theta, omega=1.0, gravity=(0.0, -9.81))
         try:
-            dae.accelerations(near, 0.0, near.q_guess(), near.qd_guess())
+            dae.accelerations(near.system(), 0.0, near.q_guess(), near.qd_guess())
         except SingularityError as exc:
             assert f"numerical rank {m}" not in str(exc)
 
@@ -228,8 +233,8 @@ def test_augmented_lagrangian_is_second_order(coordinates):
     """
     model = mechanism("double_pendulum", coordinates=coordinates, gravity=(0.0, -9.81))
     t_eval = np.linspace(0.0, 1.0, 11)
-    ref = dae.simulate(model, 1.0, method="projection", rtol=1e-12, atol=1e-12, t_eval=t_eval)
-    errors = [np.abs(dae.simulate(model, 1.0, method="augmented_lagrangian", dt=dt, t_eval=t_eval).q
+    ref = simulate(model.system(), 1.0, Projection(rtol=1e-12, atol=1e-12), t_eval=t_eval)
+    errors = [np.abs(simulate(model.system(), 1.0, AugmentedLagrangian(dt=dt), t_eval=t_eval).q
                      - ref.q).max() for dt in (4e-3, 2e-3, 1e-3)]
     ratios = [errors[0] / errors[1], errors[1] / errors[2]]
     assert all(3.3 < r < 4.8 for r in ratios), (errors, ratios)
@@ -241,29 +246,31 @@ def test_augmented_lagrangian_error_control_chooses_the_step():
     with the tolerance (tolerance ÷ 100 → step ÷ 100^(1/3) → error ÷ ~20)."""
     model = mechanism("double_pendulum", coordinates="cartesian", gravity=(0.0, -9.81))
     t_eval = np.linspace(0.0, 1.0, 11)
-    ref = dae.simulate(model, 1.0, method="projection", rtol=1e-12, atol=1e-12, t_eval=t_eval)
-    runs = {tol: dae.simulate(model, 1.0, method="augmented_lagrangian", adaptive=True, rtol=tol, atol=tol,
-                              dt=0.1, t_eval=t_eval) for tol in (1e-6, 1e-8)}
+    system = model.system()
+    ref = simulate(system, 1.0, Projection(rtol=1e-12, atol=1e-12), t_eval=t_eval)
+    runs = {tol: simulate(system, 1.0, AugmentedLagrangian(adaptive=True, rtol=tol, atol=tol, dt=0.1),
+                          t_eval=t_eval) for tol in (1e-6, 1e-8)}
     errors = {tol: np.abs(r.q - ref.q).max() for tol, r in runs.items()}
     assert errors[1e-8] < errors[1e-6] / 8.0, errors
     assert errors[1e-8] < 5e-5
     assert runs[1e-8].n_steps > 2 * runs[1e-6].n_steps
-    assert all(r.rejected_steps >= 1 and r.rtol == r.atol for r in runs.values())
-    fixed = dae.simulate(model, 1.0, method="augmented_lagrangian", dt=runs[1e-8].mean_step, t_eval=t_eval)
-    assert fixed.rtol is None and fixed.rejected_steps == 0
-    with pytest.raises(MbdError, match="rtol and atol must be positive"):
-        dae.simulate(model, 1.0, method="augmented_lagrangian", adaptive=True, rtol=0.0)
+    assert all(r.rejected_steps >= 1 and r.scheme.rtol == r.scheme.atol for r in runs.values())
+    fixed = simulate(system, 1.0, AugmentedLagrangian(dt=runs[1e-08].mean_step), t_eval=t_eval)
+    assert fixed.scheme.rtol is None and fixed.rejected_steps == 0
+    with pytest.raises(MbdError, match="rtol must be a positive number"):
+        AugmentedLagrangian(adaptive=True, rtol=0.0)
 
 
 def test_augmented_lagrangian_error_estimate_is_the_local_error():
     """One step from the exact state: the estimate h² (q̈₁ − q̈₀) / 12 (Zienkiewicz & Xie 1991) is the
     step's true error to within a factor 2 (reference: projection, DOP853 at 1e-13)."""
     model = mechanism("double_pendulum", coordinates="cartesian", gravity=(0.0, -9.81))
-    qdd0 = dae.accelerations(model, 0.0, model.q0, model.qd0)[0]
+    system = model.system()
+    qdd0 = dae.accelerations(system, 0.0, system.q0, system.qd0)[0]
     for h in (4e-3, 2e-3):
-        ref = dae.simulate(model, h, method="projection", rtol=1e-13, atol=1e-13, t_eval=[0.0, h])
-        one = dae.simulate(model, h, method="augmented_lagrangian", dt=h)         # one step
-        qdd1 = dae.accelerations(model, h, one.q[-1], one.qd[-1])[0]               # the KKT solve there
+        ref = simulate(system, h, Projection(rtol=1e-13, atol=1e-13), t_eval=[0.0, h])
+        one = simulate(system, h, AugmentedLagrangian(dt=h))                       # one step
+        qdd1 = dae.accelerations(system, h, one.q[-1], one.qd[-1])[0]               # the KKT solve there
         estimate = np.linalg.norm(h**2 / 12.0 * (qdd1 - qdd0))
         true = np.linalg.norm(one.q[-1] - ref.q[-1])
         assert one.n_steps == 1 and 0.5 < estimate / true < 2.0, (h, estimate, true)
@@ -274,12 +281,13 @@ def test_augmented_lagrangian_band_path_equals_the_dense_one(monkeypatch):
     through a flat pose (N = 3, fixed and error-controlled steps)."""
     model = mechanism("n_fourbar", N=3, gravity=(0.0, -9.81))
     t_eval = np.linspace(0.0, 1.0, 11)
-    assert isinstance(_integrators._al_ops(model, model.q0, 0.0), _integrators._BandOps)
+    system = model.system()
+    assert isinstance(_integrators._al_ops(system, system.q0, 0.0), _integrators._BandOps)
     for options in ({"dt": 2e-3}, {"dt": 2e-3, "adaptive": True, "rtol": 1e-7, "atol": 1e-7}):
-        band = dae.simulate(model, 1.0, method="augmented_lagrangian", t_eval=t_eval, **options)
+        band = simulate(system, 1.0, AugmentedLagrangian(**options), t_eval=t_eval)
         with monkeypatch.context() as patch:
             patch.setattr(_integrators, "_al_ops", lambda system, q, t: _integrators._DenseOps(system))
-            dense = dae.simulate(model, 1.0, method="augmented_lagrangian", t_eval=t_eval, **options)
+            dense = simulate(system, 1.0, AugmentedLagrangian(**options), t_eval=t_eval)
         assert band.deferred_steps > 0 and band.n_steps == dense.n_steps
         np.testing.assert_allclose(band.q, dense.q, atol=1e-8)
         np.testing.assert_allclose(band.lambdas, dense.lambdas, rtol=1e-6, atol=1e-6)
@@ -289,8 +297,7 @@ def test_error_controlled_augmented_lagrangian_passes_the_flat_pose():
     """A02, N = 2, 3 s (three flat poses): the controlled run does not shrink its step to nothing where the
     deferred part of Φ comes back (the jump rule), and stays near the exact motion."""
     model = mechanism("n_fourbar", N=2, gravity=(0.0, -9.81))
-    res = dae.simulate(model, 3.0, method="augmented_lagrangian", adaptive=True, rtol=1e-10, atol=1e-10,
-                       dt=5e-3)
+    res = simulate(model.system(), 3.0, AugmentedLagrangian(adaptive=True, rtol=1e-10, atol=1e-10, dt=0.005))
     assert res.deferred_steps > 0 and res.n_steps < 20000
     assert tip_error(res, "cartesian", 2) < 2e-4
     assert res.violation.max() < 1e-7
@@ -299,7 +306,7 @@ def test_error_controlled_augmented_lagrangian_passes_the_flat_pose():
 def test_augmented_lagrangian_keeps_its_multiplier_through_the_flat_pose():
     """A02, N = 2, three flat poses in 3 s: the weak directions' multiplier is kept (not zeroed)."""
     model = mechanism("n_fourbar", N=2, gravity=(0.0, -9.81))
-    res = dae.simulate(model, 3.0, method="augmented_lagrangian")
+    res = simulate(model.system(), 3.0, AugmentedLagrangian())
     theta, _ = n_fourbar_exact(2, res.t)
     assert (np.diff(np.sign(np.cos(theta))) != 0).sum() >= 3                 # flat poses passed
     assert tip_error(res, "cartesian", 2) < 2e-4
@@ -310,7 +317,7 @@ def test_augmented_lagrangian_keeps_its_multiplier_through_the_flat_pose():
 def test_a02_augmented_lagrangian_defaults_meet_the_benchmark(coordinates):
     """The augmented Lagrangian with its defaults (dt = 5e-4 s) passes the flat pose ~30 times in 20 s."""
     model = mechanism("n_fourbar", coordinates=coordinates, N=2, gravity=(0.0, -9.81))
-    res = dae.simulate(model, 20.0, method="augmented_lagrangian")
+    res = simulate(model.system(), 20.0, AugmentedLagrangian())
     assert tip_error(res, coordinates, 2) < 1e-3
 
 
@@ -320,6 +327,6 @@ def test_a02_relative_coordinates_n5_by_the_augmented_lagrangian():
     Lagrangian passes it 30 times and meets the benchmark (dt = 1e-3 s: 5e-4 m; the default 5e-4 s gives
     2.3e-4 m in twice the time)."""
     model = mechanism("n_fourbar", coordinates="relative", N=5, gravity=(0.0, -9.81))
-    res = dae.simulate(model, 20.0, method="augmented_lagrangian", dt=1e-3)
+    res = simulate(model.system(), 20.0, AugmentedLagrangian(dt=0.001))
     assert tip_error(res, "relative", 5) < 1e-3
     assert res.deferred_steps > 0 and res.violation.max() < 1e-6

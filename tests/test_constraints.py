@@ -22,11 +22,9 @@ from mbdlib.constraints import (
     Revolute,
     Rigid,
     Translational,
-    nearby_rank,
-    newton_solve,
-    rank_analysis,
 )
 from mbdlib.errors import ModelError, ShapeError
+from mbdlib.linalg import nearby_rank, newton_solve, rank_analysis
 
 SETTINGS = settings(max_examples=15, deadline=None)
 

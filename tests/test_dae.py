@@ -1,7 +1,7 @@
 """Tests for mbdlib.dae: KKT solve, drift and its cures, augmented Lagrangian through singular positions.
 
-The test systems are written here, minimally, through the SYSTEM PROTOCOL (planar bodies in x, y, φ
-with revolute joints; a Cartesian point pendulum; a knife edge), so these tests do not depend on
+The test systems are written here by hand as ConstrainedSystems (planar bodies in x, y, φ with
+revolute joints; a Cartesian point pendulum; a knife edge), so these tests do not depend on
 mbdlib.planar.  Reference values come from closed forms, energy, or an independent one-degree-of-freedom
 ODE integrated by scipy.
 """
@@ -13,12 +13,22 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from mbdlib import dae
+from mbdlib.dae import cartesian_pendulum, simulate
 from mbdlib.errors import MbdError, ModelError, ShapeError, SingularityError
+from mbdlib.schemes import ODE, AugmentedLagrangian, Baumgarte, Projection
+from mbdlib.system import ConstrainedSystem
 
 G = 9.81
 
 
-# ----------------------------------------------------------------- protocol systems
+# ----------------------------------------------------------------- systems written by hand
+def hand_system(eq) -> ConstrainedSystem:
+    """The ConstrainedSystem of an object that writes the equations as methods."""
+    return ConstrainedSystem(n=eq.n, M=eq.M, Q=eq.Q, phi=eq.phi, phi_q=eq.phi_q, phi_t=eq.phi_t, gamma=eq.gamma,
+                             B=eq.B, b_gamma=eq.b_gamma, energy=eq.energy, q0=eq.q0, qd0=eq.qd0,
+                             labels=eq.labels, name=type(eq).__name__)
+
+
 def rot(phi):
     c, s = np.cos(phi), np.sin(phi)
     return np.array([[c, -s], [s, c]])
@@ -94,7 +104,7 @@ def rod_pendulum(theta0=1.0, omega0=0.0, m=1.0, L=1.0):
     phi = theta0 - np.pi / 2
     q0 = [0.5 * L * np.sin(theta0), -0.5 * L * np.cos(theta0), phi]
     qd0 = [0.5 * L * omega0 * np.cos(theta0), 0.5 * L * omega0 * np.sin(theta0), omega0]
-    return RevoluteSystem([m], [m * L**2 / 12], [(0, [-L / 2, 0.0], None, [0.0, 0.0])], q0, qd0)
+    return hand_system(RevoluteSystem([m], [m * L**2 / 12], [(0, [-L / 2, 0.0], None, [0.0, 0.0])], q0, qd0))
 
 
 def parallelograms(n_cells=1, theta0=0.3, omega0=0.0, L=1.0, d=1.0, m_crank=1.0, m_coupler=2.0,
@@ -126,8 +136,7 @@ def parallelograms(n_cells=1, theta0=0.3, omega0=0.0, L=1.0, d=1.0, m_crank=1.0,
                        (0, [L / 2, 0.0], b, [0.0, 0.0])]
         else:
             joints += [(k, [L / 2, 0.0], b, [-d / 2, 0.0]), (k + 1, [L / 2, 0.0], b, [d / 2, 0.0])]
-    system = RevoluteSystem(masses, inertias, joints, q0, qd0)
-    return system, n_cr, n_cells
+    return hand_system(RevoluteSystem(masses, inertias, joints, q0, qd0)), n_cr, n_cells
 
 
 def parallelogram_theta(n_cr, n_k, theta0, omega0, t_eval, L=1.0, m_crank=1.0, m_coupler=2.0):
@@ -190,7 +199,7 @@ def double_rod_pendulum(theta=(0.7, -0.4), omega=(0.3, 1.1), L=1.0, m=1.0):
         qd0 += [*(tip_v + 0.5 * L * de), w]
         tip, tip_v = tip + L * e, tip_v + L * de
     joints = [(0, [-L / 2, 0.0], None, [0.0, 0.0]), (1, [-L / 2, 0.0], 0, [L / 2, 0.0])]
-    return RevoluteSystem([m, m], [m * L**2 / 12] * 2, joints, q0, qd0)
+    return hand_system(RevoluteSystem([m, m], [m * L**2 / 12] * 2, joints, q0, qd0))
 
 
 # ----------------------------------------------------------------- KKT
@@ -244,8 +253,8 @@ def test_static_pendulum_multiplier_is_the_weight():
 def test_swinging_pendulum_multiplier_matches_tension():
     """Point pendulum: 2 L λ = T = m g cos θ + m L θ̇², with θ̇² from energy: L θ̇² = 2 g (cos θ − cos θ0)."""
     m, L, th0 = 1.5, 0.8, 1.2
-    p = dae.CartesianPendulum(length=L, mass=m, angle=th0)
-    res = dae.simulate(p, 3.0, method="projection", t_eval=np.linspace(0, 3, 61))
+    p = cartesian_pendulum(length=L, mass=m, angle=th0)
+    res = simulate(p, 3.0, Projection(), t_eval=np.linspace(0, 3, 61))
     cos_th = -res.q[:, 1] / L
     tension = m * G * cos_th + m * 2 * G * (cos_th - np.cos(th0))
     np.testing.assert_allclose(2 * L * res.lambdas[:, 0], tension, rtol=1e-7, atol=1e-7)
@@ -253,7 +262,7 @@ def test_swinging_pendulum_multiplier_matches_tension():
 
 # ----------------------------------------------------------------- drift and its cures
 def test_projection_keeps_constraints_and_energy():
-    res = dae.simulate(rod_pendulum(1.0, 0.5), 10.0, method="projection")
+    res = simulate(rod_pendulum(1.0, 0.5), 10.0, Projection())
     assert res.violation.max() <= 1e-10
     assert res.violation_velocity.max() <= 1e-10
     assert res.energy_error <= 1e-6
@@ -263,11 +272,11 @@ def test_projection_keeps_constraints_and_energy():
 
 def test_drift_without_stabilization_is_visible():
     """Same tolerances: the index-1 ODE drifts, projection does not, Baumgarte keeps it bounded."""
-    p = dae.CartesianPendulum(angle=1.5)
-    kw = dict(rtol=1e-6, atol=1e-6, t_eval=np.linspace(0, 10, 201))
-    none = dae.simulate(p, 10.0, method="none", **kw)
-    proj = dae.simulate(p, 10.0, method="projection", **kw)
-    baum = dae.simulate(p, 10.0, method="baumgarte", alpha=10.0, beta=10.0, **kw)
+    p = cartesian_pendulum(angle=1.5)
+    tol, t_eval = dict(rtol=1e-6, atol=1e-6), np.linspace(0, 10, 201)
+    none = simulate(p, 10.0, ODE(**tol), t_eval=t_eval)
+    proj = simulate(p, 10.0, Projection(**tol), t_eval=t_eval)
+    baum = simulate(p, 10.0, Baumgarte(alpha=10.0, beta=10.0, **tol), t_eval=t_eval)
     assert none.violation.max() > 1e3 * proj.violation.max()
     assert none.violation.max() > 10 * baum.violation.max()
     # bounded: Baumgarte's late violation is no larger than its early one; the free drift grows
@@ -278,15 +287,15 @@ def test_drift_without_stabilization_is_visible():
 
 def test_projection_outputs_on_t_eval_are_projected():
     t_eval = np.linspace(0.0, 2.0, 7)
-    res = dae.simulate(double_rod_pendulum(), 2.0, method="projection", t_eval=t_eval, rtol=1e-7, atol=1e-7)
+    res = simulate(double_rod_pendulum(), 2.0, Projection(rtol=1e-07, atol=1e-07), t_eval=t_eval)
     np.testing.assert_array_equal(res.t, t_eval)
     assert res.violation.max() <= 1e-10 and res.violation_velocity.max() <= 1e-10
 
 
 @pytest.mark.parametrize("solver", ["RK45", "Radau"])
 def test_other_solvers(solver):
-    res = dae.simulate(rod_pendulum(0.8), 1.0, method="projection", solver=solver, rtol=1e-8, atol=1e-8)
-    ref = dae.simulate(rod_pendulum(0.8), 1.0, method="projection", rtol=1e-11, atol=1e-11)
+    res = simulate(rod_pendulum(0.8), 1.0, Projection(solver=solver, rtol=1e-08, atol=1e-08))
+    ref = simulate(rod_pendulum(0.8), 1.0, Projection(rtol=1e-11, atol=1e-11))
     assert res.q[-1] == pytest.approx(ref.q[-1], abs=1e-5)
     assert res.solver == solver and res.violation.max() <= 1e-10
 
@@ -322,10 +331,10 @@ def test_redundant_rows_names_the_dependency():
 def test_redundant_middle_bar_gives_a_clear_error():
     s, _, _ = parallelograms(1, middle_bar=True)
     assert np.linalg.matrix_rank(s.phi_q(s.q0, 0)) == 11 < 12          # Grübler 0, mobility 1
-    with pytest.raises(SingularityError, match=r"numerical rank 11.*rev.*augmented_lagrangian"):
+    with pytest.raises(SingularityError, match=r"numerical rank 11.*rev.*AugmentedLagrangian"):
         dae.accelerations(s, 0.0, s.q0, s.qd0)
     with pytest.raises(SingularityError, match="Rows that become dependent here"):
-        dae.simulate(s, 1.0, method="none")
+        simulate(s, 1.0, ODE())
 
 
 def test_middle_bar_parallelogram_with_augmented_lagrangian():
@@ -335,7 +344,7 @@ def test_middle_bar_parallelogram_with_augmented_lagrangian():
     """
     theta0, t_eval = 0.3, np.linspace(0.0, 1.2, 61)
     s, n_cr, n_k = parallelograms(1, theta0, middle_bar=True)
-    res = dae.simulate(s, 1.2, method="augmented_lagrangian", dt=2e-3, t_eval=t_eval)
+    res = simulate(s, 1.2, AugmentedLagrangian(dt=0.002), t_eval=t_eval)
     exact = parallelogram_theta(n_cr, n_k, theta0, 0.0, t_eval)
     assert exact.min() < -np.pi < 0.0 < exact.max()                        # it does pass both
     for k in range(n_cr):
@@ -357,7 +366,7 @@ def test_chain_of_parallelograms_through_the_flat_position():
     generic_rank = np.linalg.matrix_rank(s.phi_q(s.q0, 0))
     assert generic_rank == s.n - 1 == 20                                      # one DOF
     assert np.linalg.matrix_rank(flat.phi_q(flat.q0, 0)) == generic_rank - 3
-    res = dae.simulate(s, 1.25, method="augmented_lagrangian", dt=2e-3, t_eval=t_eval)
+    res = simulate(s, 1.25, AugmentedLagrangian(dt=0.002), t_eval=t_eval)
     exact = parallelogram_theta(n_cr, n_k, theta0, 0.0, t_eval)
     assert exact.min() < -np.pi and exact.max() > 0.0
     for k in range(n_cr):
@@ -370,70 +379,109 @@ def test_chain_of_parallelograms_through_the_flat_position():
 def test_knife_edge_rolls_on_a_circle(method):
     """No sideways slip, no force: φ = ω t and the centre runs on a circle of radius v/ω."""
     v, w = 1.2, 0.8
-    s, t_eval = KnifeEdge(v, w), np.linspace(0.0, 3.0, 31)
-    res = dae.simulate(s, 3.0, method=method, t_eval=t_eval)
+    edge, t_eval = KnifeEdge(v, w), np.linspace(0.0, 3.0, 31)
+    s = hand_system(edge)
+    scheme = Projection() if method == "projection" else AugmentedLagrangian()
+    res = simulate(s, 3.0, scheme, t_eval=t_eval)
     R = v / w
     expected = np.column_stack([R * np.sin(w * t_eval), R * (1 - np.cos(w * t_eval)), w * t_eval])
     tol = 1e-7 if method == "projection" else 2e-6
     np.testing.assert_allclose(res.q, expected, atol=tol)
     assert res.violation_velocity.max() < 1e-9 and res.energy_error < 1e-6
-    assert res.lambdas.shape == (31, 1) and res.labels == ["knife edge"]
+    assert res.lambdas.shape == (31, 1) and res.labels == ("knife edge",)
     # λ is the sideways force that bends the path: m v²/R toward the centre, −λ B gives it
     # (the augmented Lagrangian's multiplier is that of the discrete trapezoidal equations)
     rtol = 1e-5 if method == "projection" else 1e-3
-    np.testing.assert_allclose(-res.lambdas[:, 0], s.m * v**2 / R, rtol=rtol)
+    np.testing.assert_allclose(-res.lambdas[:, 0], edge.m * v**2 / R, rtol=rtol)
 
 
 # ----------------------------------------------------------------- result and errors
 def test_summary_and_energy_error_scale():
-    res = dae.simulate(dae.CartesianPendulum(angle=np.pi / 2), 0.5, method="projection")
+    res = simulate(cartesian_pendulum(angle=np.pi / 2), 0.5, Projection())
     text = res.summary()
-    assert "projection" in text and "‖Φ‖" in text and "energy" in text and str(res) == text
+    assert "Projection" in text and "‖Φ‖" in text and "energy" in text and str(res) == text
     # E(0) = 0 here (released level with the pivot): the error is relative to the largest kinetic energy
     assert res.energy[0] == pytest.approx(0.0, abs=1e-12) and res.kinetic_scale > 1.0
     assert res.energy_error < 1e-8
 
 
 def test_bad_input_errors():
-    p = dae.CartesianPendulum()
-    with pytest.raises(MbdError, match="unknown method 'rk4'"):
-        dae.simulate(p, 1.0, method="rk4")
+    p = cartesian_pendulum()
+    with pytest.raises(MbdError, match=r"method='rk4' is now a scheme object"):
+        simulate(p, 1.0, method="rk4")
+    with pytest.raises(MbdError, match=r"scheme=AugmentedLagrangian\(dt=...\)"):
+        simulate(p, 1.0, "augmented_lagrangian")
+    with pytest.raises(MbdError, match=r"simulate does not take dt=.*AugmentedLagrangian\(dt=...\)"):
+        simulate(p, 1.0, Projection(), dt=1e-3)
+    with pytest.raises(MbdError, match=r"Projection does not take dt=: it is an option of AugmentedLagrangian"):
+        Projection(dt=1e-3)
+    with pytest.raises(MbdError, match="rtol and atol choose the steps of adaptive=True"):
+        AugmentedLagrangian(rtol=1e-6)
     with pytest.raises(MbdError, match="unknown solver 'LSODA'"):
-        dae.simulate(p, 1.0, solver="LSODA")
+        Projection(solver="LSODA")
     with pytest.raises(MbdError, match="t_end must be a finite time after t0"):
-        dae.simulate(p, -1.0)
+        simulate(p, -1.0, Projection())
+    with pytest.raises(MbdError, match=r"t_end is the end time \(a number\)"):
+        simulate(p, (0.0, 1.0))
     with pytest.raises(MbdError, match="t_eval must be increasing"):
-        dae.simulate(p, 1.0, t_eval=[0.5, 0.2])
+        simulate(p, 1.0, Projection(), t_eval=[0.5, 0.2])
     with pytest.raises(ShapeError, match=r"q0 must have 2 components.*shape \(2,\)"):
-        dae.simulate(p, 1.0, q0=[1.0, 2.0, 3.0])
-    with pytest.raises(ModelError, match="violate constraint 'rod length'.*assemble"):
-        dae.simulate(p, 1.0, q0=[0.0, -1.5])
-    with pytest.raises(MbdError, match="dt must be positive"):
-        dae.simulate(p, 1.0, method="augmented_lagrangian", dt=0.0)
-    with pytest.raises(MbdError, match="penalty must be positive"):
-        dae.simulate(p, 1.0, method="augmented_lagrangian", penalty=-1.0)
-
-    class NoEnergy:
-        n, q0, qd0 = 2, p.q0, p.qd0
-        M, Q, phi, phi_q, phi_t = p.M, p.Q, p.phi, p.phi_q, p.phi_t
-        gamma, B, b_gamma = p.gamma, p.B, p.b_gamma
-
-    with pytest.raises(ModelError, match="no 'energy'.*SYSTEM PROTOCOL"):
-        dae.simulate(NoEnergy(), 1.0)
-
-    class BadGamma(dae.CartesianPendulum):
-        def gamma(self, q, qd, t):
-            return np.zeros(2)
-
+        simulate(p, 1.0, Projection(), q0=[1.0, 2.0, 3.0])
+    with pytest.raises(ShapeError, match=r"q0\[1\] is nan"):
+        simulate(p, 1.0, Projection(), q0=[0.0, np.nan])
+    with pytest.raises(ModelError, match="violate constraint 'rod length'.*assembled state"):
+        simulate(p, 1.0, Projection(), q0=[0.0, -1.5])
+    with pytest.raises(MbdError, match="dt must be a positive number"):
+        AugmentedLagrangian(dt=0.0)
+    with pytest.raises(MbdError, match="dt must be a positive number"):
+        AugmentedLagrangian(dt=-1e-3)
+    with pytest.raises(MbdError, match="penalty must be a positive number"):
+        AugmentedLagrangian(penalty=-1.0)
+    with pytest.raises(MbdError, match="Baumgarte: alpha must be a finite number ≥ 0"):
+        Baumgarte(alpha=np.inf)
+    with pytest.raises(MbdError, match="takes a ConstrainedSystem, got a PlanarModel"):
+        simulate(planar_four_bar(crank_speed=0.0), 1.0)
+    with pytest.raises(MbdError, match="takes a ConstrainedSystem"):
+        simulate(object(), 1.0)
     with pytest.raises(ShapeError, match=r"gamma\(q, qd, t\) has shape \(2,\), expected \(1,\)"):
-        dae.simulate(BadGamma(), 1.0)
-
-    class Massless(dae.CartesianPendulum):
-        def M(self, q):
-            return np.zeros((2, 2))
-
+        ConstrainedSystem(n=2, M=p.M, Q=p.Q, phi=p.phi, phi_q=p.phi_q, gamma=lambda q, qd, t: np.zeros(2),
+                          q0=p.q0)
+    with pytest.raises(ModelError, match="give phi, phi_q and gamma together"):
+        ConstrainedSystem(n=2, M=p.M, Q=p.Q, phi=p.phi, q0=p.q0)
+    with pytest.raises(ModelError, match="Q\\(t0, q0, qd0\\) is not finite"):
+        simulate(ConstrainedSystem(n=2, M=p.M, Q=lambda t, q, qd: np.array([0.0, np.inf]), phi=p.phi,
+                                   phi_q=p.phi_q, gamma=p.gamma, q0=p.q0), 1.0)
+    massless = ConstrainedSystem(n=2, M=lambda q: np.zeros((2, 2)), Q=p.Q, phi=p.phi, phi_q=p.phi_q,
+                                 gamma=p.gamma, q0=p.q0)
     with pytest.raises(ModelError, match="not positive definite"):
-        dae.accelerations(Massless(), 0.0, [0.0, -1.0], [0.0, 0.0])
+        dae.accelerations(massless, 0.0, [0.0, -1.0], [0.0, 0.0])
+
+
+def test_a_system_is_immutable_and_a_snapshot_of_its_model():
+    m = planar_four_bar(crank_speed=0.0)
+    s = m.system()
+    with pytest.raises(AttributeError):
+        s.n = 3
+    with pytest.raises(ValueError, match="read-only"):
+        s.q0[0] = 1.0
+    m.add_body("extra", 1.0, 0.1, position=(5.0, 5.0))          # the model changes; the system does not
+    assert s.n == 9 and s.M(s.q0).shape == (9, 9) and m.n == 12
+    assert s.labels == tuple(planar_four_bar(crank_speed=0.0).labels)
+
+
+def test_system_warns_when_it_changes_the_given_velocities():
+    """A crank speed that the loop cannot have as given is changed, and the user is told by how much."""
+    from mbdlib.system import ModelWarning
+
+    m = planar_four_bar(crank_speed=2.0)
+    m.bodies[2].angular_velocity = 5.0                          # a rocker rate the loop cannot have
+    with pytest.warns(ModelWarning, match=r"changed \(least mass-weighted change\) by up to"):
+        m.system()
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                          # consistent (at rest): no warning
+        assert np.abs(planar_four_bar(crank_speed=0.0).system().qd0).max() == 0.0
 
 
 # ----------------------------------------------------------------- with mbdlib.planar (the producer)
@@ -453,6 +501,12 @@ def planar_four_bar(crank_speed=2.0):
     return m
 
 
+def four_bar_system(crank_speed=2.0):
+    """The four-bar's system with the crank turning at ``crank_speed`` (the other rates solved)."""
+    m = planar_four_bar(crank_speed)
+    return m.system(m.state(speeds={m.joints[0]: crank_speed}))
+
+
 def test_planar_pendulum_matches_the_protocol_pendulum():
     from mbdlib.planar import PlanarModel
 
@@ -461,25 +515,26 @@ def test_planar_pendulum_matches_the_protocol_pendulum():
                      angle=1.0 - np.pi / 2)
     m.add_revolute(m.ground, rod, (0.0, 0.0), (-0.5, 0.0))
     t_eval = np.linspace(0, 2, 21)
-    ours = m.simulate(2.0, t_eval=t_eval)
-    ref = dae.simulate(rod_pendulum(1.0), 2.0, t_eval=t_eval)
+    ours = simulate(m.system(), 2.0, Projection(), t_eval=t_eval)
+    ref = simulate(rod_pendulum(1.0), 2.0, Projection(), t_eval=t_eval)
     np.testing.assert_allclose(ours.q, ref.q, atol=1e-8)
     # the sign of λ depends on how a joint writes Φ; the reaction −Φ_qᵀλ does not
     def reactions(res, system):
         return np.array([-system.phi_q(q, 0).T @ lam for q, lam in zip(res.q, res.lambdas, strict=True)])
 
-    np.testing.assert_allclose(reactions(ours, m), reactions(ref, rod_pendulum(1.0)), atol=1e-6)
+    np.testing.assert_allclose(reactions(ours, m.system()), reactions(ref, rod_pendulum(1.0)), atol=1e-6)
 
 
 def test_planar_four_bar_projection_and_augmented_lagrangian_agree():
-    m = planar_four_bar()
+    m, system = planar_four_bar(), four_bar_system()
+    assert m.joints[0].angle.rate(system.q0, system.qd0) == pytest.approx(2.0, abs=1e-12)
     t_eval = np.linspace(0, 1.0, 11)
-    proj = m.simulate(1.0, method="projection", t_eval=t_eval)
-    al = m.simulate(1.0, method="augmented_lagrangian", t_eval=t_eval, dt=1e-3)
+    proj = simulate(system, 1.0, Projection(), t_eval=t_eval)
+    al = simulate(system, 1.0, AugmentedLagrangian(dt=0.001), t_eval=t_eval)
     assert proj.violation.max() <= 1e-10 and proj.energy_error <= 1e-6
     assert al.violation.max() <= 1e-8 and al.energy_error <= 1e-4
     np.testing.assert_allclose(al.q, proj.q, atol=1e-4)
-    assert proj.labels == m.labels
+    assert proj.labels == tuple(m.labels)
 
 
 def test_planar_redundant_parallelogram_names_its_joints():
@@ -492,9 +547,9 @@ def test_planar_redundant_parallelogram_names_its_joints():
     for bar, x in zip(bars, [0.0, 0.5, 1.0], strict=True):
         m.add_revolute(m.ground, bar, (x, 0.0), (-0.5, 0.0))
         m.add_revolute(bar, coupler, (0.5, 0.0), (x - 0.5, 0.0))
-    with pytest.raises(SingularityError, match="Rows that become dependent here.*augmented_lagrangian"):
-        m.simulate(0.5, method="none")
-    res = m.simulate(0.5, method="augmented_lagrangian", dt=2e-3)
+    with pytest.raises(SingularityError, match="Rows that become dependent here.*AugmentedLagrangian"):
+        simulate(m.system(), 0.5, ODE())
+    res = simulate(m.system(), 0.5, AugmentedLagrangian(dt=0.002))
     assert res.violation.max() < 1e-8 and res.energy_error < 1e-5
 
 
@@ -513,7 +568,7 @@ def _hanging_block(k=2000.0, l0=0.3, m=5.0, y0=-0.9):
 def test_static_equilibrium_of_a_block_on_a_spring_matches_the_closed_form():
     k, l0, m = 2000.0, 0.3, 5.0
     model = _hanging_block(k, l0, m)
-    q, lam, _ = dae.static_equilibrium(model, model.q_guess())
+    q, lam, _ = dae.static_equilibrium(model.system(), model.q_guess())
     # by hand: the spring stretches until k (ℓ − ℓ0) = m g, so y = −(ℓ0 + m g / k)
     assert q[1] == pytest.approx(-(l0 + m * 9.81 / k), abs=1e-10)
     np.testing.assert_allclose(model.Q(0.0, q, np.zeros(3)), model.phi_q(q).T @ lam, atol=1e-9)
@@ -526,7 +581,7 @@ def test_static_equilibrium_of_a_pendulum_hangs_straight_down():
     rod = model.add_body("rod", mass=2.0, inertia=2.0 / 12, position=(0.5 * np.cos(0.4), 0.5 * np.sin(0.4)),
                          angle=0.4)
     model.add_revolute(model.ground, rod, (0.0, 0.0), (-0.5, 0.0))
-    q, lam, _ = dae.static_equilibrium(model, model.q_guess())
+    q, lam, _ = dae.static_equilibrium(model.system(), model.q_guess())
     np.testing.assert_allclose(q[:2], [0.0, -0.5], atol=1e-9)
     assert np.cos(q[2]) == pytest.approx(0.0, abs=1e-9) and np.sin(q[2]) == pytest.approx(-1.0)  # φ ≡ −π/2
     # the pin carries the weight: joint force −Φ_qᵀλ on the rod is (0, +m g, 0)
@@ -539,23 +594,46 @@ def test_static_equilibrium_errors_are_clear():
     free = PlanarModel(gravity=(0.0, -9.81))
     free.add_body("stone", mass=1.0, inertia=0.1)
     with pytest.raises(SingularityError, match="no force or joint holds"):
-        dae.static_equilibrium(free, np.zeros(3))
+        dae.static_equilibrium(free.system(), np.zeros(3))
     with pytest.raises(ShapeError):
-        dae.static_equilibrium(_hanging_block(), np.zeros(2))
+        dae.static_equilibrium(_hanging_block().system(), np.zeros(2))
     with pytest.raises(MbdError, match="did not converge"):
-        dae.static_equilibrium(_hanging_block(), np.array([0.0, -0.9, 0.0]), max_iter=1, tol=1e-30)
+        dae.static_equilibrium(_hanging_block().system(), np.array([0.0, -0.9, 0.0]), max_iter=1, tol=1e-30)
 
 
-def test_every_model_follows_the_system_protocol():
-    """dae.System (a typing.Protocol) names what simulate() needs; every model of the library has it."""
+def test_every_model_builds_the_system_object_and_mbdlib_has_one_simulate():
+    """The contract: every model family builds an immutable ConstrainedSystem (no model is a system
+    itself), there is one simulate in mbdlib (no model has its own), and one result type."""
+    import inspect
+
+    import mbdlib
     from mbdlib.catalogue import mechanism
-    from mbdlib.dae import CartesianPendulum, System
+    from mbdlib.model import Model
 
-    models = [CartesianPendulum(), mechanism("fourbar", coordinates="cartesian", gravity=(0.0, -9.81)),
+    models = [mechanism("fourbar", coordinates="cartesian", gravity=(0.0, -9.81)),
               mechanism("fourbar", coordinates="relative", gravity=(0.0, -9.81)),
-              mechanism("fourbar", coordinates="cartesian", gravity=(0.0, -9.81)).compiled(),
+              mechanism("fourbar", coordinates="mixed", gravity=(0.0, -9.81)),
               mechanism("arm6r", coordinates="relative", gravity=(0, 0, -9.81)),
-              mechanism("arm6r", coordinates="cartesian", gravity=(0, 0, -9.81)).system()]
-    assert all(isinstance(m, System) for m in models), [type(m).__name__ for m in models
-                                                         if not isinstance(m, System)]
-    assert not isinstance(object(), System)
+              mechanism("arm6r", coordinates="cartesian", gravity=(0, 0, -9.81)),
+              mbdlib.fourbar_arm()]
+    families = {type(m) for m in models}
+    assert families == {mbdlib.PlanarModel, mbdlib.RelativeModel, mbdlib.ChainModel, mbdlib.SpatialModel,
+                        mbdlib.FourBarArm}
+    systems = [m.system() for m in models] + [models[0].system(compiled=True), cartesian_pendulum()]
+    assert all(isinstance(s, ConstrainedSystem) for s in systems)
+    assert all(isinstance(m, Model) and not isinstance(m, ConstrainedSystem) for m in models)
+    for s in systems:                                   # each simulates through the one simulate
+        res = simulate(s, 0.01, t_eval=[0.0, 0.01])
+        assert isinstance(res, dae.SimulationResult) and res.q.shape == (2, s.n)
+    # one simulate: no module of mbdlib defines another, no class has a simulate method
+    import pkgutil
+    for info in pkgutil.walk_packages(mbdlib.__path__, "mbdlib."):
+        if info.name.startswith(("mbdlib.exercises", "mbdlib.widgets", "mbdlib.frames", "mbdlib.plotting",
+                                 "mbdlib.schematics")):
+            continue
+        module = __import__(info.name, fromlist=["_"])
+        for name, obj in vars(module).items():
+            if name == "simulate" and inspect.isfunction(obj):
+                assert obj is mbdlib.simulate, f"{info.name}.simulate is another simulate"
+            if inspect.isclass(obj) and obj.__module__ == info.name:
+                assert not hasattr(obj, "simulate"), f"{info.name}.{name} has a simulate method"

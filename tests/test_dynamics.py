@@ -1,4 +1,4 @@
-"""Tests of mbdlib.dynamics: mass matrix, bias forces, forward dynamics, energy, simulation.
+"""Tests of mbdlib.dynamics: mass matrix, bias forces, forward dynamics, energy, the chain as a model.
 
 Independent checks: the CRBA mass matrix against unit-acceleration columns of
 the RNEA and against the kinetic energy ½ q̇ᵀ M q̇ (computed from velocities);
@@ -18,16 +18,16 @@ from scipy.spatial.transform import Rotation
 
 from mbdlib.bodies import RigidBody
 from mbdlib.chain import Chain, Joint
+from mbdlib.dae import simulate
 from mbdlib.dynamics import (
+    ChainModel,
     bias_forces,
     energy,
     forward_dynamics,
     inverse_dynamics_from_mass_matrix,
-    lambdify_equations,
-    lambdify_matrix,
     mass_matrix,
-    simulate,
 )
+from mbdlib.schemes import ODE
 from mbdlib.errors import ModelError, ShapeError, SingularityError
 from mbdlib.kane import kane_equations, kane_inverse_dynamics
 from mbdlib.newton_euler import rnea
@@ -186,85 +186,45 @@ def test_torque_free_simulation_conserves_energy():
     chain = Chain(name="3-link spatial")
     for link in arm.links[:3]:
         chain.add_link(link.name, link.joint, link.body, link.parent)
-    sim = simulate(chain, [0.2, 0.8, -0.5], [1.0, -0.5, 2.0], (0, 1.0), gravity=(0, 0, -9.81), rtol=1e-11,
-                   atol=1e-11, t_eval=np.linspace(0, 1.0, 11))
-    E = sim.E
-    assert sim.solution.success and sim.q.shape == (11, 3)
-    assert np.max(np.abs(E - E[0])) < 1e-8 * (np.max(sim.T) + abs(E[0]))
-    assert np.ptp(sim.T) > 1.0                              # energy did flow between T and V
+    system = ChainModel(chain, gravity=(0, 0, -9.81), q0=[0.2, 0.8, -0.5], qd0=[1.0, -0.5, 2.0]).system()
+    sim = simulate(system, 1.0, ODE(rtol=1e-11, atol=1e-11), t_eval=np.linspace(0, 1.0, 11))
+    E = sim.energy
+    T = np.array([energy(chain, q, qd, (0, 0, -9.81))[0] for q, qd in zip(sim.q, sim.qd, strict=True)])
+    assert sim.q.shape == (11, 3) and sim.coordinate_names == tuple(chain.joint_names)
+    assert np.max(np.abs(E - E[0])) < 1e-8 * (np.max(T) + abs(E[0]))
+    assert np.ptp(T) > 1.0                                  # energy did flow between T and V
 
 
-def test_simulate_torque_forms_agree():
+def test_chain_model_torque_forms_agree_and_bad_torques_are_named():
     arm = Chain.planar([1.0, 0.5])
     tau0 = np.array([0.5, -0.2])
-    kwargs = dict(t_span=(0, 0.2), gravity=(0, -9.81, 0), t_eval=[0.2], rtol=1e-8, atol=1e-8)
-    a = simulate(arm, [0.1, 0.2], [0.0, 0.0], tau=tau0, **kwargs)
-    b = simulate(arm, [0.1, 0.2], [0.0, 0.0], tau=lambda t, q, qd: tau0, **kwargs)
-    c = simulate(arm, [0.1, 0.2], [0.0, 0.0], **kwargs)
+    g = (0, -9.81, 0)
+
+    def run(tau):
+        system = ChainModel(arm, gravity=g, tau=tau, q0=[0.1, 0.2]).system()
+        return simulate(system, 0.2, ODE(rtol=1e-8, atol=1e-8), t_eval=[0.2])
+
+    a, b, c = run(tau0), run(lambda t, q, qd: tau0), run(None)
     np.testing.assert_allclose(a.q, b.q, rtol=1e-12)
     assert not np.allclose(a.q, c.q)
     with pytest.raises(ShapeError, match=r"tau\(t, q, qd\) must have shape \(2,\)"):
-        simulate(arm, [0.1, 0.2], [0.0, 0.0], tau=lambda t, q, qd: [1.0], **kwargs)
+        run(lambda t, q, qd: [1.0])
+    with pytest.raises(ShapeError, match=r"tau\[1\] is inf"):
+        ChainModel(arm, gravity=g, tau=[0.0, np.inf])
 
 
-# ------------------------------------------------------------------ lambdify
-def test_lambdified_kane_equations_match_rnea():
-    chain = Chain.spatial_arm_example()
-    eq = kane_equations(chain, gravity=(0, 0, -sp.Symbol("g")))
-    M_f, h_f = lambdify_equations(eq.M, eq.h + eq.G, eq.q, eq.qd, params={sp.Symbol("g"): 9.81})
-    rng = np.random.default_rng(4)
+def test_chain_model_equals_forward_dynamics_and_names_its_inputs():
+    """The system's KKT solve (no constraints: M q̈ = Q) gives forward_dynamics; each joint is an input."""
+    arm = Chain.planar([1.0, 0.5])
+    g, tau = (0, -9.81, 0), np.array([0.3, -0.1])
+    system = ChainModel(arm, gravity=g, tau=tau).system()
+    from mbdlib.dae import accelerations
+    rng = np.random.default_rng(3)
     for _ in range(3):
-        q, qd, qdd = rng.uniform(-2, 2, (3, 4))
-        assert_close(M_f(q) @ qdd + h_f(q, qd), rnea(chain, q, qd, qdd, gravity=(0, 0, -9.81)))
-        assert_close(M_f(q), mass_matrix(chain, q))
-    with pytest.raises(ModelError, match=r"still contains \['g'\]"):
-        lambdify_equations(eq.M, eq.h + eq.G, eq.q, eq.qd)
-    with pytest.raises(ShapeError, match="argument 0"):
-        M_f([1.0, 2.0])
-
-
-@pytest.mark.parametrize("backend", ["llvm", "sympy"])
-def test_lambdify_matrix_constant_and_scalar(backend):
-    x = sp.Symbol("x")
-    f = lambdify_matrix(x**2, [(x,)], backend=backend)
-    assert f([3.0]) == 9.0 and f.backend == backend
-    column = lambdify_matrix(sp.Matrix([1, 2]), [(x,)], backend=backend)
-    np.testing.assert_array_equal(column([0.0]), [1.0, 2.0])
-    np.testing.assert_array_equal(lambdify_matrix(sp.Matrix([[1, x]]), [(x,)], matrix=True,
-                                                  backend=backend)([5.0]), [[1.0, 5.0]])
-
-
-def test_lambdify_backends_agree_on_the_kane_equations():
-    """The compiled (symengine LLVM) and the NumPy (sympy.lambdify) functions of one formula agree with
-    each other and with the recursive algorithm, at random states."""
-    chain = Chain.spatial_arm_example()
-    eq = kane_equations(chain, gravity=(0, 0, -9.81))
-    llvm = lambdify_equations(eq.M, eq.h + eq.G, eq.q, eq.qd)
-    numpy_ = lambdify_equations(eq.M, eq.h + eq.G, eq.q, eq.qd, backend="sympy")
-    assert (llvm[0].backend, numpy_[0].backend) == ("llvm", "sympy")
-    rng = np.random.default_rng(11)
-    for _ in range(4):
-        q, qd = rng.uniform(-3, 3, (2, 4))
-        assert_close(llvm[0](q), numpy_[0](q))
-        assert_close(llvm[1](q, qd), numpy_[1](q, qd))
-        assert_close(llvm[1](q, qd), rnea(chain, q, qd, np.zeros(4), gravity=(0, 0, -9.81)))
-
-
-def test_lambdify_backend_errors_and_fallback(monkeypatch):
-    x = sp.Symbol("x")
-    with pytest.raises(ModelError, match="backend must be one of"):
-        lambdify_matrix(x, [(x,)], backend="fortran")
-    with pytest.raises(ModelError, match="give cse=True or False"):
-        lambdify_matrix(x, [(x,)], backend="llvm", cse=lambda e: sp.cse(e))
-    assert lambdify_matrix(sp.sin(x), [(x,)], cse=sp.cse).backend == "sympy"   # a cse function: numpy code
-    import mbdlib.dynamics as dyn
-    monkeypatch.setitem(__import__("sys").modules, "symengine", None)      # symengine not installed
-    monkeypatch.setattr(dyn, "_fallback_noted", False)
-    with pytest.raises(ModelError, match="pip install symengine"):
-        lambdify_matrix(x, [(x,)], backend="llvm")
-    with pytest.warns(UserWarning, match="pip install symengine"):
-        f = lambdify_matrix(2 * x, [(x,)])
-    assert f.backend == "sympy" and f([1.5]) == 3.0
+        q, qd = rng.uniform(-2, 2, (2, 2))
+        assert_close(accelerations(system, 0.0, q, qd)[0], forward_dynamics(arm, q, qd, tau, gravity=g))
+    assert list(system.inputs) == arm.joint_names
+    assert system.m == system.k == 0
 
 
 # ------------------------------------------------------------------ errors

@@ -409,8 +409,7 @@ def violation_of_baumgarte(alpha, beta, t):
     p = CartesianPendulum(length=1.0, angle=0.0)
     v = 0.01
     qd0 = np.array([0.0, -v])  # down, along the rod: Φ̇ = 2 q·q̇ = 2 v L
-    res = simulate(p, t[-1], method="baumgarte", alpha=alpha, beta=beta, rtol=1e-11, atol=1e-13, t_eval=t,
-                   qd0=qd0)
+    res = simulate(p, t[-1], Baumgarte(alpha=alpha, beta=beta, rtol=1e-11, atol=1e-13), t_eval=t, qd0=qd0)
     return res.violation, 2 * v * p.L
 
 

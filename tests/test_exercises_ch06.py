@@ -394,7 +394,7 @@ def test_6_9_mistakes():
 # ---------------------------------------------------------------- 6.10 the Baumgarte gain
 def _run(gain):
     p = CartesianPendulum(length=1.0, mass=1.0, angle=1.0)
-    r = simulate(p, 1.0, method="baumgarte", alpha=gain, beta=gain, solver="RK45", rtol=1e-6, atol=1e-6)
+    r = simulate(p, 1.0, Baumgarte(alpha=gain, beta=gain, solver='RK45', rtol=1e-06, atol=1e-06))
     return r.violation.max(), r.n_steps
 
 

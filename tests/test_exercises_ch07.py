@@ -254,7 +254,7 @@ def simulated_precession(m, l, A_c, C, theta_deg, w3, t_end=0.4):
     model.add_body("top", r, p, mass=m, inertia=[A_c, A_c, C], velocity=np.cross(omega, r),
                    angular_velocity=omega)
     model.add_spherical("base", "top", (0, 0, 0), (0, 0, -l))
-    res = model.simulate(t_end, rtol=1e-10, atol=1e-10, t_eval=np.linspace(0, t_end, 41))
+    res = simulate(model.system(), t_end, Projection(rtol=1e-10, atol=1e-10), t_eval=np.linspace(0, t_end, 41))
     tips = np.array([dcm_from_quat(q[10:14] / np.linalg.norm(q[10:14])) @ [0, 0, 1.0] for q in res.q])
     az = np.unwrap(np.arctan2(tips[:, 1], tips[:, 0]))
     return rate, (az[-1] - az[0]) / t_end, np.ptp(np.arccos(tips[:, 2]))
@@ -372,7 +372,7 @@ def test_disk_on_circle_is_a_steady_circle_and_lean_of_reads_its_lean():
     rho = get("7.7b").key(params={"radius": 0.25, "speed": v, "lean_deg": 25.0})
     model = disk_on_circle(0.25, lean, v, v / rho)
     assert lean_of(model.q_guess()) == pytest.approx(lean, abs=1e-14)
-    run = model.simulate(0.5, rtol=1e-10, atol=1e-10, t_eval=np.linspace(0, 0.5, 11))
+    run = simulate(model.system(), 0.5, Projection(rtol=1e-10, atol=1e-10), t_eval=np.linspace(0, 0.5, 11))
     assert max(abs(lean_of(q) - lean) for q in run.q) < 1e-7
     speeds = np.linalg.norm(run.qd[:, :3], axis=1)
     assert np.ptp(speeds) < 1e-7 and speeds[0] == pytest.approx(v, rel=1e-12)
@@ -386,7 +386,7 @@ def test_7_8_final_speed_by_the_planar_model_and_mistakes():
     sleigh.add_body("sleigh", m, I, position=(0.0, 0.0), angle=0.0, velocity=(v0, -a * w0),
                     angular_velocity=w0)
     sleigh.add_knife_edge("sleigh", point=(a, 0.0), axis=(1.0, 0.0))
-    run = sleigh.simulate(30.0, method="projection", t_eval=[0.0, 30.0], rtol=1e-10, atol=1e-10)
+    run = simulate(sleigh.system(), 30.0, Projection(rtol=1e-10, atol=1e-10), t_eval=[0.0, 30.0])
     th = run.q[-1, 2]
     v_end = run.qd[-1, :2] @ [math.cos(th), math.sin(th)]
     assert abs(run.qd[-1, 2]) < 1e-8
