@@ -211,8 +211,10 @@ class Model:
             ``{coordinate: value}``: coordinates to hold (a :class:`Coordinate`, a joint for its angle or
             slide, or a name the model knows); the other coordinates start from the model's guess.
         speeds : dict, optional
-            ``{coordinate: rate}``: rates to hold; the other rates change as little as the velocity
-            constraints allow (mass-weighted) from the velocities the model was given.
+            ``{coordinate: rate}``: rates to hold.  The others are the velocities the model was given,
+            changed as little as the velocity constraints and the held rates allow, in kinetic energy
+            (the mass-weighted least change, as :meth:`assemble` does; Haug 1989, §6.3).  Name as many
+            rates as the mechanism has velocity degrees of freedom to fix the state whatever was given.
         t : float
         tol, max_iter : Newton's tolerance on ``|Φ|`` and iteration limit.
 
@@ -311,8 +313,8 @@ class Model:
         """The immutable :class:`~mbdlib.system.ConstrainedSystem` of this model, starting at ``state``.
 
         ``state``: an :class:`~mbdlib.system.Assembly` from :meth:`state` or :meth:`assemble`; default:
-        :meth:`assemble`'s (with a :class:`~mbdlib.system.ModelWarning` if it had to change the given
-        velocities).  The system is a snapshot: changing the model afterwards does not change it.
+        :meth:`assemble`'s (with a :class:`~mbdlib.system.ModelWarning` if it had to change velocities
+        the model was given).  The system is a snapshot: changing the model afterwards does not change it.
         """
         return copy.deepcopy(self)._bind(self._start(state))
 

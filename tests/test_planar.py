@@ -11,7 +11,9 @@ from hypothesis import strategies as st
 from scipy.integrate import solve_ivp
 
 from mbdlib.errors import ModelError, ShapeError, SingularityError
+from mbdlib.dae import simulate
 from mbdlib.planar import PlanarModel
+from mbdlib.schemes import Projection
 
 SETTINGS = settings(max_examples=20, deadline=None)
 G = 9.81
