@@ -269,7 +269,8 @@ def as_system(obj, who: str) -> ConstrainedSystem:
 
 
 def warn_velocity_change(name: str, given, consistent, coordinate_names, tol: float = 1e-9) -> float:
-    """Warn (:class:`ModelWarning`) when the velocity solve changed the rates the user gave; return the change.
+    """Warn (:class:`ModelWarning`) when the velocity solve changed the rates the user gave; return the
+    change.
 
     Rates all left at zero (the default) are not a choice: the velocity constraints (drivers) set them,
     without a warning."""
