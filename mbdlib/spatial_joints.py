@@ -234,16 +234,40 @@ class _Scalar:
                        a * self.quad + b * other.quad)
 
 
-def _body_vector(st: _State, side: int, body, s, point: bool) -> _Vec:
+class _Local:
+    """N body-frame 3-vectors ``s'`` (``s``, shape (N, 3)) with the constant tensor ``C`` (N, 12, 4) of
+    their point Jacobians: ``P(p, s')`` is linear in ``p``, ``P(p, s') = C p`` (reshaped (N, 3, 4)), so
+    ``C`` is made once, when the rows are laid out, and each evaluation is one batched product."""
+
+    __slots__ = ("s", "C")
+
+    def __init__(self, s):
+        self.s = np.asarray(s, dtype=float).reshape(-1, 3)
+        n = len(self.s)
+        columns = [_point_jacobians(np.tile(e, (n, 1)), self.s) for e in np.eye(4)]   # P(e_k, s')
+        self.C = np.stack(columns, axis=-1).reshape(n, 12, 4)
+
+    def jacobians(self, p):
+        """``P(p, s')`` of the N rows, ``(N, 4)`` → ``(N, 3, 4)``."""
+        return (self.C @ p[:, :, None]).reshape(len(p), 3, 4)
+
+
+def _body_vector(st: _State, side: int, body, s: _Local, point: bool) -> _Vec:
     """``A_k s'`` (``point=False``) or ``r_k + A_k s'`` of body ``k = body[n]`` for N rows at once.
 
     ``side`` 0 or 1: the Jacobian goes into the columns of the row's body i or body j; ``body`` (N,) body
-    indices of the state (−1: the fixed frame), ``s`` (N, 3) body-frame components.
+    indices of the state (−1: the fixed frame, whose vectors are constants), ``s`` the body-frame
+    components.  With ``P = P(p, s')``: ``A s' = ½ P p − s'`` (A is a quadratic form in p plus ``−I``),
+    velocity ``P ṗ`` (+ ``ṙ``), and ``P(ṗ, s') ṗ`` the second derivative without ``P p̈`` (module notes).
     """
+    n = len(body)
+    jac = np.zeros((n, 3, 14))
+    if (body == FIXED).all():                                    # constants of the fixed frame
+        zero = None if st.pd is None else np.zeros((n, 3))
+        return _Vec(s.s, jac, zero, zero)
     p = st.p[body]
-    P = _point_jacobians(p, s)
-    val = 0.5 * (P @ p[:, :, None])[:, :, 0] - s                 # A s' = ½ P(p) p − s'
-    jac = np.zeros((len(p), 3, 14))
+    P = s.jacobians(p)
+    val = 0.5 * (P @ p[:, :, None])[:, :, 0] - s.s
     c = 7 * side
     jac[:, :, c + 3: c + 7] = P
     if point:
@@ -252,8 +276,8 @@ def _body_vector(st: _State, side: int, body, s, point: bool) -> _Vec:
     if st.pd is None:
         return _Vec(val, jac)
     pd = st.pd[body]
-    vel = (P @ pd[:, :, None])[:, :, 0]                          # d/dt (A s') = P(p) ṗ
-    acc = (_point_jacobians(pd, s) @ pd[:, :, None])[:, :, 0]    # d²/dt² (A s') − P(p) p̈ = P(ṗ) ṗ
+    vel = (P @ pd[:, :, None])[:, :, 0]
+    acc = (s.jacobians(pd) @ pd[:, :, None])[:, :, 0]
     if point:
         vel = vel + st.rd[body]
     return _Vec(val, jac, vel, acc)
@@ -283,7 +307,8 @@ def _dot(a: _Vec, b: _Vec) -> _Scalar:
 
 # ---------------------------------------------------------------------- the basic constraints
 # Each kind evaluates N elements at once: kind(state, i, j, par) -> _Scalar, with i, j (N,) the bodies
-# of each element (−1: the fixed frame) and par the elements' parameters stacked, (N, ...).
+# of each element (−1: the fixed frame) and par the elements' parameters stacked (:func:`_stacked`:
+# body-frame 3-vectors as a _Local, numbers and matrices as (N, ...) arrays).
 def _spherical(st, i, j, par):
     """``r_i + A_i s'_i − r_j − A_j s'_j`` (3 rows per element; Nikravesh 1988, §7.2.3)."""
     return (_point(st, 0, i, par["si"]) - _point(st, 1, j, par["sj"])).components()
@@ -312,7 +337,7 @@ def _fixed(st, i, j, par):
     ``L0 p`` with ``L0 = [−a, a0 I − ã]`` for ``p0 = (a0, a)`` (6 rows per element, linear in q)."""
     n = len(i)
     L0 = par["L0"]
-    val = np.concatenate([st.r[i] - par["r0"], (L0 @ st.p[i][:, :, None])[:, :, 0]], axis=1)
+    val = np.concatenate([st.r[i] - par["r0"].s, (L0 @ st.p[i][:, :, None])[:, :, 0]], axis=1)
     jac = np.zeros((n, 6, 14))
     jac[:, :3, :3] = _I3
     jac[:, 3:, 3:7] = L0
@@ -368,6 +393,12 @@ def _dot2_el(ai, si, sj):
     return _Element(_dot2, 1, 0, 1, {"ai": ai, "si": si, "sj": sj})
 
 
+def _stacked(values):
+    """Parameters of N elements stacked: body-frame 3-vectors as a :class:`_Local`, the rest as arrays."""
+    a = np.array(values, dtype=float)
+    return _Local(a) if a.shape[1:] == (3,) else a
+
+
 class _Rows:
     """The rows of many elements, evaluated with one call per kind and scattered by fixed index arrays.
 
@@ -400,7 +431,7 @@ class _Rows:
         for kind, items in groups.items():
             i = np.array([it[1] for it in items], dtype=int)
             j = np.array([it[2] for it in items], dtype=int)
-            par = {key: np.array([it[0].par[key] for it in items], dtype=float) for key in items[0][0].par}
+            par = {key: _stacked([it[0].par[key] for it in items]) for key in items[0][0].par}
             k = items[0][0].rows
             rows = np.concatenate([np.arange(first, first + k) for _, _, _, first in items])
             cols = np.concatenate([np.repeat(i, k)[:, None] * 7, np.repeat(j, k)[:, None] * 7], axis=1)
@@ -502,7 +533,8 @@ class SpatialJoint:
 
     def _coordinate(self, kind: str) -> Coordinate:
         if kind not in self._coordinates:
-            have = f"its coordinates are {', '.join(self._coordinates)}" if self._coordinates else "it has none"
+            have = (f"its coordinates are {', '.join(self._coordinates)}" if self._coordinates
+                    else "it has none")
             raise ModelError(f"joint {self.name!r} ({self.kind}) has no {kind} coordinate; {have}")
         if self._index is None:
             raise ModelError(f"joint {self.name!r}: add it to a model first (its coordinates are the "
