@@ -9,10 +9,18 @@ chapter 7 exercises' keys (tests/test_exercises_ch07.py).
 dependent coordinates and speeds, the peer against which the recursive Kane algorithm of
 :mod:`mbdlib.mechanisms` is checked (tests/test_fourbar_arm.py) and timed (bench/bench_fourbar.py).
 It is not part of the library: mbdlib never needs sympy.physics.mechanics.
+
+``second_derivative_along`` / ``first_derivative_along``: stencils that are exact for polynomials, the
+oracle of the closed-form γ and b_γ of :mod:`mbdlib.spatial_joints` and :mod:`mbdlib.spatial`.
+
+``meijaard_bicycle_matrices`` and ``meijaard_bicycle``: the benchmark bicycle of Meijaard et al. (2007),
+its published linearized equations and the same bicycle as a spatial model in 28 coordinates
+(tests/test_spatial_dynamics.py, bench/bench_spatial.py).
 """
 
 from __future__ import annotations
 
+import numpy as np
 import sympy as sp
 from sympy.physics import mechanics as me
 
@@ -103,3 +111,84 @@ def rolling_disk_kanes_method(radius, mass, g):
     KM.kanes_equations([disk], [(centre, -mass * g * N.z)])
     return {"KM": KM, "q": [q1, q2, q3], "u": [u1, u2, u3], "N": N, "L": L, "D": D, "contact": contact,
             "centre": centre}
+
+
+# ---------------------------------------------------------------------- exact stencils for polynomials
+def second_derivative_along(f, q, v):
+    """``d²/ds² f(q + s v)`` at ``s = 0``, exactly for a polynomial ``f`` of degree ≤ 5 in ``q``.
+
+    The central five-point stencil ``(−f₂ + 16 f₁ − 30 f₀ + 16 f₋₁ − f₋₂) / (12 h²)`` has no truncation
+    error up to degree 5; the step scales ``v`` to about unit size, so round-off stays at a few ulps of f.
+    Every spatial joint equation is a polynomial of degree ≤ 4 in q (``A(p)`` is quadratic in p), so this
+    is ``(Φ_q q̇)_q q̇`` exactly: the oracle of the closed-form γ (it was the library's γ before issue 22).
+    """
+    h = 1.0 / max(float(np.max(np.abs(v))), 1e-300)
+    vals = [np.asarray(f(q + k * h * v), dtype=float) for k in (2, 1, 0, -1, -2)]
+    return (-vals[0] + 16 * vals[1] - 30 * vals[2] + 16 * vals[3] - vals[4]) / (12 * h * h)
+
+
+_D1 = np.array([1 / 280, -4 / 105, 1 / 5, -4 / 5, 0.0, 4 / 5, -1 / 5, 4 / 105, -1 / 280])
+
+
+def first_derivative_along(f, q, v, scale=0.25):
+    """``d/ds f(q + s v)`` at ``s = 0``, exactly for a polynomial ``f`` of degree ≤ 8 (the central
+    nine-point stencil has no truncation error up to degree 8; the rolling rows ``B(q) q̇`` are of degree
+    ≤ 5 in q).  For a smooth non-polynomial f (a driver's time function) it is of eighth order."""
+    h = scale / max(float(np.max(np.abs(v))), 1e-300)
+    terms = [c * np.asarray(f(q + k * h * v), dtype=float)
+             for c, k in zip(_D1, range(-4, 5), strict=True) if c]
+    return sum(terms) / h
+
+
+# ---------------------------------------------------------------------- the benchmark bicycle
+def meijaard_bicycle_matrices():
+    """The linearized equations of the benchmark bicycle, ``M q̈ + v C1 q̇ + (g K0 + v² K2) q = f`` in
+    q = (lean φ, steer δ), as published (Meijaard, Papadopoulos, Ruina & Schwab 2007, Proc. R. Soc. A
+    463, eq. (A 20)-(A 23) with the parameters of their table 1); g = 9.81.  Its weave speed is
+    4.292 m/s and its capsize speed 6.024 m/s (their §6).
+
+    Returns ``{"M", "C1", "K0", "K2"}``, each (2, 2).
+    """
+    return {"M": np.array([[80.81722, 2.31941332208709], [2.31941332208709, 0.29784188199686]]),
+            "C1": np.array([[0.0, 33.86641391492494], [-0.85035641456978, 1.68540397397560]]),
+            "K0": np.array([[-80.95, -2.59951685249872], [-2.59951685249872, -0.80329488458618]]),
+            "K2": np.array([[0.0, 76.59734589573222], [0.0, 2.65431523794604]])}
+
+
+def meijaard_bicycle(speed=5.0, gravity=9.81):
+    """The benchmark bicycle of Meijaard et al. (2007, table 1) as an :class:`mbdlib.SpatialModel`: a rear
+    frame with the rider, a front fork on a steer revolute (axis tilted back by λ = π/10, trail 0.08 m),
+    two wheels on revolute hubs, each rolling on z = 0 (4 bodies, 28 coordinates).  Axes: x forward,
+    y left, z up (the paper's y points right and z down: its products of inertia I_xz change sign).
+    The bodies start upright at ``speed`` forward (the wheels spinning to roll).
+
+    Returns ``(model, joints)`` with ``joints = {"steer", "rear hub", "front hub"}``.
+    """
+    from mbdlib.spatial import SpatialModel
+
+    w, c, lam, rR, rF = 1.02, 0.08, np.pi / 10, 0.3, 0.35
+
+    def inertia(xx, yy, zz, xz):             # the paper's tensor in axes (x, −y, −z)
+        return np.array([[xx, 0.0, -xz], [0.0, yy, 0.0], [-xz, 0.0, zz]])
+
+    v = (speed, 0.0, 0.0)
+    m = SpatialModel(gravity=(0.0, 0.0, -gravity))
+    frame = m.add_body("frame", (0.3, 0.0, 0.9), mass=85.0, inertia=inertia(9.2, 11.0, 2.8, 2.4), velocity=v)
+    fork = m.add_body("fork", (0.9, 0.0, 0.7), mass=4.0, inertia=inertia(0.05892, 0.06, 0.00708, -0.00756),
+                      velocity=v)
+    rear = m.add_body("rear wheel", (0.0, 0.0, rR), mass=2.0, inertia=[0.0603, 0.12, 0.0603], velocity=v,
+                      angular_velocity=(0.0, speed / rR, 0.0))
+    front = m.add_body("front wheel", (w, 0.0, rF), mass=3.0, inertia=[0.1405, 0.28, 0.1405], velocity=v,
+                       angular_velocity=(0.0, speed / rF, 0.0))
+    down = np.array([np.sin(lam), 0.0, -np.cos(lam)])      # the steer axis, pointing down (steer right > 0)
+    pivot = np.array([w + c, 0.0, 0.0]) - (rF / np.cos(lam)) * down    # on the axis, at the hub's height
+    joints = {
+        "steer": m.add_revolute(frame, fork, pivot - frame.position, pivot - fork.position, axis_i=down,
+                                name="steer"),
+        "rear hub": m.add_revolute(frame, rear, rear.position - frame.position, (0, 0, 0), axis_i=(0, 1, 0),
+                                   name="rear hub"),
+        "front hub": m.add_revolute(fork, front, front.position - fork.position, (0, 0, 0),
+                                    axis_i=(0, 1, 0), name="front hub")}
+    m.add_rolling_disk(rear, rR, axis=(0, 1, 0))
+    m.add_rolling_disk(front, rF, axis=(0, 1, 0))
+    return m, joints
