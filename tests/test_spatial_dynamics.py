@@ -4,7 +4,12 @@
   conserved quantities (energy, vertical angular momentum, spin);
 * the 6R arm: Cartesian coordinates with Euler parameters (49 coordinates, 43 constraints) against
   joint coordinates (Featherstone's recursions, :mod:`mbdlib.dynamics`), same body poses;
-* γ of every joint against a finite difference of ``Φ_q q̇``, and the mass matrix's structure.
+* γ of every joint against a finite difference of ``Φ_q q̇``, and the mass matrix's structure;
+* rolling without slipping: the disk against sympy.physics.mechanics' KanesMethod, on a tilted plane
+  against the rotated motion on z = 0, with an offset centre against the same body built from two welded
+  parts, ``b_γ`` against an exact stencil; the benchmark bicycle of Meijaard et al. (2007) linearized
+  against its published equations;
+* joint torques and forces: the same motion as the pair of body torques, power τ θ̇, inputs of linearize.
 """
 
 from __future__ import annotations
@@ -15,9 +20,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracles import rolling_disk_kanes_method
 
-from mbdlib import dae
+from mbdlib import ODE, AugmentedLagrangian, Projection, dae, simulate
 from mbdlib.catalogue import mechanism
-from mbdlib.errors import ModelError, SingularityError
+from mbdlib.errors import ModelError, ShapeError, SingularityError
 from mbdlib.kinematics import forward_kinematics
 from mbdlib.spatial import _A, _L, SpatialModel
 
@@ -48,7 +53,7 @@ def test_heavy_top_precesses_steadily_at_the_analytic_rate():
     a, b, c = A_piv * np.cos(theta), -C_TOP * w3, M_TOP * G0 * L_TOP
     rate = (-b - np.sqrt(b * b - 4 * a * c)) / (2 * a)
     model = top(theta, w3 - rate * np.cos(theta), rate)
-    res = model.simulate(2.0, rtol=1e-10, atol=1e-10, t_eval=np.linspace(0.0, 2.0, 101))
+    res = simulate(model.system(), 2.0, Projection(rtol=1e-10, atol=1e-10), t_eval=np.linspace(0.0, 2.0, 101))
     assert res.violation.max() < 1e-10
     assert res.energy_error < 1e-8
     J = np.diag([A_CM, A_CM, C_TOP])
@@ -71,7 +76,7 @@ def test_heavy_top_precesses_steadily_at_the_analytic_rate():
 def test_top_off_steady_nutates_and_keeps_its_invariants():
     """Started without precession the top nods (the tilt changes), yet E, L_z and the spin stay."""
     model = top(0.4, 40.0, 0.0)
-    res = model.simulate(1.0, rtol=1e-10, atol=1e-10, t_eval=np.linspace(0.0, 1.0, 51))
+    res = simulate(model.system(), 1.0, Projection(rtol=1e-10, atol=1e-10), t_eval=np.linspace(0.0, 1.0, 51))
     tilt = [np.arccos((_A(q[10:14]) @ [0, 0, 1.0])[2]) for q in res.q]
     assert np.ptp(tilt) > 1e-3                          # it nutates
     assert res.energy_error < 1e-8
@@ -91,8 +96,8 @@ def test_6r_arm_cartesian_euler_parameters_equal_joint_coordinates():
         body = cart.bodies[k + 1]
         body.velocity, body.angular_velocity = fk.A[k] @ fk.v_c[k], fk.A[k] @ fk.omega[k]
     t_eval = np.linspace(0.0, 0.5, 6)
-    joint = dae.simulate(rel, 0.5, method="none", rtol=1e-10, atol=1e-10, t_eval=t_eval, qd0=qd0)
-    euler = cart.simulate(0.5, rtol=1e-10, atol=1e-10, t_eval=t_eval)
+    joint = simulate(rel.system(), 0.5, ODE(rtol=1e-10, atol=1e-10), t_eval=t_eval, qd0=qd0)
+    euler = simulate(cart.system(), 0.5, Projection(rtol=1e-10, atol=1e-10), t_eval=t_eval)
     np.testing.assert_allclose(euler.qd[0][7:], cart.qd_guess()[7:], atol=1e-12)   # consistent as given
     for q, qc in zip(joint.q, euler.q, strict=True):
         f = forward_kinematics(rel.chain, q)
@@ -107,7 +112,7 @@ def _joints_model():
     """Two free bodies joined by each joint type in turn (the joints are evaluated, not assembled)."""
     rng = np.random.default_rng(15)
     out = []
-    for kind in ("spherical", "revolute", "universal", "prismatic"):
+    for kind in ("spherical", "revolute", "universal", "prismatic", "cylindrical"):
         m = SpatialModel(gravity=(0, 0, 0))
         for name in ("a", "b"):
             p = rng.normal(size=4)
@@ -139,7 +144,7 @@ def test_mass_matrix_rotational_block_is_singular_alone_and_fixed_by_the_normali
     assert np.allclose(Mp @ p, 0.0) and np.linalg.matrix_rank(Mp) == 3     # p is no rotation
     M = model.M(q)
     assert np.allclose(M, M.T) and np.linalg.eigvalsh(M).min() > 0
-    kkt = dae.kkt_matrix(model, q)
+    kkt = dae.kkt_matrix(model.system(), q)
     assert np.linalg.matrix_rank(kkt) == kkt.shape[0]                      # regular with the 2 pᵀ row
 
 
@@ -174,7 +179,7 @@ def test_spatial_dynamics_bad_input():
     m = SpatialModel(gravity=(0, 0, -9.81))
     m.add_body("b")
     with pytest.raises(ModelError, match="'b' has no inertia"):
-        m.simulate(0.1)
+        m.system()
     with pytest.raises(ModelError, match="triangle inequality"):
         m.add_body("c", inertia=[1.0, 1.0, 3.0])
 
@@ -185,13 +190,17 @@ def rssr():
     m.add_body("base", mass=1.0, inertia=[0.1, 0.1, 0.1])
     m.fix("base")
     a, c, D = 0.3, 0.5, np.array([0.2, 0.5, 0.3])
-    m.add_body("crank", (a / 2, 0, 0), mass=1.0, inertia=[0.001, 0.0085, 0.0085],
-               angular_velocity=(0, 0, 4.0), velocity=(0, 4.0 * a / 2, 0))
+    m.add_body("crank", (a / 2, 0, 0), mass=1.0, inertia=[0.001, 0.0085, 0.0085])
     m.add_body("rocker", D + (0, c / 2, 0), mass=1.5, inertia=[0.032, 0.001, 0.032])
-    m.add_revolute("base", "crank", (0, 0, 0), (-a / 2, 0, 0), axis_i=(0, 0, 1))
+    m.add_revolute("base", "crank", (0, 0, 0), (-a / 2, 0, 0), axis_i=(0, 0, 1), name="crank pin")
     m.add_revolute("base", "rocker", D, (0, -c / 2, 0), axis_i=(1, 0, 0))
     m.add_distance("crank", "rocker", (a / 2, 0, 0), (0, c / 2, 0), name="coupler")
     return m
+
+
+def rssr_system(model):
+    """The RSSR started with the crank turning at 4 rad/s (the rocker's rate follows)."""
+    return model.system(model.state(speeds={"crank pin": 4.0}))
 
 
 def test_rssr_closed_loop_by_two_formulations():
@@ -201,8 +210,9 @@ def test_rssr_closed_loop_by_two_formulations():
     report = model.dof_report()
     assert report.dof == report.grubler == 1
     t_eval = np.linspace(0.0, 0.5, 11)
-    proj = model.simulate(0.5, t_eval=t_eval)
-    al = model.simulate(0.5, method="augmented_lagrangian", dt=1e-3, t_eval=t_eval)
+    system = rssr_system(model)
+    proj = simulate(system, 0.5, Projection(), t_eval=t_eval)
+    al = simulate(system, 0.5, AugmentedLagrangian(dt=1e-3), t_eval=t_eval)
     assert proj.energy_error < 1e-8 and proj.violation.max() < 1e-10
     assert al.energy_error < 1e-4 and al.violation.max() < 1e-9
     np.testing.assert_allclose(al.q, proj.q, atol=2e-4)
@@ -283,7 +293,7 @@ def test_rolling_disk_accelerations_equal_sympy_kanes_method(sympy_disk):
         model = disk_model(pos.ravel(), quat_from_dcm(dcm), vel.ravel(), omega.ravel())
         q0, qd0 = model.q_guess(), model.qd_guess()
         assert np.abs(model.phi(q0)).max() < 1e-12 and np.abs(model.B(q0) @ qd0).max() < 1e-12
-        qdd, _ = dae.accelerations(model, 0.0, q0, qd0)
+        qdd, _ = dae.accelerations(model.system(), 0.0, q0, qd0)
         p = q0[3:7]
         alpha_euler = _A(p) @ (2 * _L(p) @ qdd[3:7])           # ω = 2 A G ṗ and Ġ ṗ = 0
         np.testing.assert_allclose(alpha_euler, alpha.ravel(), atol=1e-10 * np.abs(alpha).max())
@@ -311,7 +321,7 @@ def test_rolling_disk_circles_steadily_where_kane_says_it_can(sympy_disk):
     np.testing.assert_allclose(np.asarray(sympy_disk["F"](0.0, lean, 0.0, *u), dtype=float).ravel(), 0.0,
                                atol=1e-9)
     model = disk_model(pos.ravel(), quat_from_dcm(dcm), vel.ravel(), omega.ravel())
-    res = model.simulate(3.0, rtol=1e-10, atol=1e-10, t_eval=np.linspace(0.0, 3.0, 61))
+    res = simulate(model.system(), 3.0, Projection(rtol=1e-10, atol=1e-10), t_eval=np.linspace(0.0, 3.0, 61))
     axis = np.array([_A(q[3:7]) @ [0.0, 1.0, 0.0] for q in res.q])
     np.testing.assert_allclose(np.arcsin(np.abs(axis[:, 2])), lean, atol=1e-7)      # the lean stays
     speed = np.linalg.norm(res.qd[:, :2], axis=1)
@@ -337,7 +347,6 @@ def bricard():
         i = (k - 1) % 6
         m.add_revolute(f"link{i}", f"link{k}", V[k] - centres[i], V[k] - centres[k], axis_i=axes[k],
                        name=f"J{k}")
-    m.bodies[1].angular_velocity = 2.0 * np.array(axes[1], dtype=float)
     return m
 
 
@@ -348,9 +357,10 @@ def test_bricard_linkage_moves_although_grubler_says_it_cannot():
     model = bricard()
     report = model.dof_report()
     assert report.grubler == 0 and report.dof == 1 and report.redundant and not report.singular
+    system = model.system(model.state(speeds={"J1": 2.0}))
     with pytest.raises(SingularityError, match="rank 41"):
-        model.simulate(0.1)
-    res = model.simulate(0.5, method="augmented_lagrangian", dt=2e-3, t_eval=np.linspace(0.0, 0.5, 6))
+        simulate(system, 0.1, Projection())
+    res = simulate(system, 0.5, AugmentedLagrangian(dt=2e-3), t_eval=np.linspace(0.0, 0.5, 6))
     assert np.abs(res.q[-1] - res.q[0]).max() > 0.1               # it moves
     assert res.violation.max() < 1e-9 and res.energy_error < 1e-4
 
@@ -382,11 +392,12 @@ def test_spring_damper_in_space():
         return m
 
     t = np.linspace(0.0, 2.0, 41)
-    res = model((0, 0, 0)).simulate(2.0, rtol=1e-11, atol=1e-11, t_eval=t)
+    tight, loose = Projection(rtol=1e-11, atol=1e-11), Projection(rtol=1e-10, atol=1e-10)
+    res = simulate(model((0, 0, 0)).system(), 2.0, tight, t_eval=t)
     np.testing.assert_allclose(res.q[:, 9], -1.0 - stretch * np.cos(np.sqrt(k / mass) * t), atol=1e-8)
-    off = model((0.05, 0.02, 0.0)).simulate(2.0, rtol=1e-11, atol=1e-11, t_eval=t)
+    off = simulate(model((0.05, 0.02, 0.0)).system(), 2.0, tight, t_eval=t)
     assert off.energy_error < 1e-9 and np.ptp(off.q[:, 10]) > 1e-4          # it also turns
-    damped = model((0.05, 0.02, 0.0), damping=2.0).simulate(2.0, rtol=1e-10, atol=1e-10, t_eval=t)
+    damped = simulate(model((0.05, 0.02, 0.0), damping=2.0).system(), 2.0, loose, t_eval=t)
     assert np.all(np.diff(damped.energy) <= 1e-12) and damped.energy[-1] < 0.5 * damped.energy[0]
     with pytest.raises(ModelError, match="stiffness must be a number"):
         model((0, 0, 0)).add_spring_damper("base", "b", stiffness=-1.0)
@@ -453,13 +464,14 @@ def test_a_driven_crank_turns_as_prescribed():
     m = SpatialModel(gravity=(0, 0, -9.81))
     m.add_body("base", inertia=[1.0, 1.0, 1.0])
     m.fix("base")
-    m.add_body("bar", position=(0.5, 0.0, 0.0), mass=2.0, inertia=[0.01, 0.2, 0.2])
+    m.add_body("bar", position=(0.5, 0.0, 0.0), mass=2.0, inertia=[0.01, 0.2, 0.2],
+               angular_velocity=(0.0, 0.9, 0.0), velocity=(0.0, 0.0, -0.45))     # θ̇(0) = 0.9 about +y
     m.add_revolute("base", "bar", (0, 0, 0), (-0.5, 0, 0), axis_i=(0, 1, 0))
     m.add_rotational_driver("base", "bar", axis_i=(0, 1, 0), f=lambda t: 0.5 * t + 0.4 * np.sin(t),
                             df=lambda t: 0.5 + 0.4 * np.cos(t), ddf=lambda t: -0.4 * np.sin(t))
     assert m.dof_report().dof == 0
     t = np.linspace(0, 2.0, 21)
-    res = m.simulate(2.0, t_eval=t, rtol=1e-10, atol=1e-10)
+    res = simulate(m.system(), 2.0, Projection(rtol=1e-10, atol=1e-10), t_eval=t)
     theta = 0.5 * t + 0.4 * np.sin(t)
     centre = res.q[:, 7:10]                     # the bar's centre: 0.5 m from the pin, turning about +y
     np.testing.assert_allclose(centre[:, 0], 0.5 * np.cos(theta), atol=1e-7)
@@ -482,3 +494,296 @@ def test_driver_bad_input():
     m.add_distance_driver("a", "b", speed=0.1, name="ram")
     with pytest.raises(ModelError, match="'ram' already exists"):
         m.add_rotational_driver("a", "b", speed=1.0, name="ram")
+
+
+# ------------------------------------------------------------------ rolling on any plane, offset centre
+def disk_state(model, lean=0.35, rates=(0.7, -0.4, -6.0)):
+    """A consistent state of a disk model (axis = body y) chosen by its ZXY angles' rates: heading, lean,
+    spin (the angles as the bodies were given)."""
+    angles = [model.euler_angle("disk", "ZXY", k) for k in range(3)]
+    return model.state(speeds=dict(zip(angles, rates, strict=True)))
+
+
+def lean_pose(lean, radius=R_DISK, center_offset=(0.0, 0.0, 0.0)):
+    """A disk (axis body y) leaning by ``lean`` about x, touching z = 0 at the origin; the body's centre
+    of mass ``center_offset`` (body frame) from the wheel centre."""
+    A = np.array([[1, 0, 0], [0, np.cos(lean), -np.sin(lean)], [0, np.sin(lean), np.cos(lean)]])
+    from mbdlib.rotations import quat_from_dcm
+
+    centre = A @ [0.0, 0.0, radius]
+    return centre + A @ np.asarray(center_offset, dtype=float), quat_from_dcm(A), A
+
+
+def rates_of(model, q, qd):
+    """(r̈, α) of the first body from the KKT accelerations: α = 2 G p̈ (global; Ġ ṗ = 0)."""
+    qdd, _ = dae.accelerations(model._bind(model.state()), 0.0, q, qd)
+    from mbdlib.spatial_joints import _euler_matrices
+
+    return qdd[:3], 2 * _euler_matrices(q[None, 3:7], "global")[0] @ qdd[3:7]
+
+
+def test_rolling_disk_on_a_tilted_plane_is_the_rotated_motion_on_z0():
+    """The same disk, state and gravity turned rigidly by R and moved by d (plane through d, normal R ẑ):
+    its accelerations are R times those on z = 0 (linear and angular), and the multipliers agree."""
+    from mbdlib.rotations import dcm_from_axis_angle, quat_from_dcm, quat_multiply
+
+    g = np.array([0.0, 0.0, -G0])
+    pos, p, _ = lean_pose(0.35)
+    flat = SpatialModel(gravity=g)
+    inertia = [M_DISK * R_DISK**2 / 4, M_DISK * R_DISK**2 / 2, M_DISK * R_DISK**2 / 4]
+    flat.add_body("disk", pos, p, mass=M_DISK, inertia=inertia)
+    flat.add_rolling_disk("disk", R_DISK, axis=(0, 1, 0))
+    s = disk_state(flat)
+    q, qd = s.q0, s.qd0
+    r_dd, alpha = rates_of(flat, q, qd)
+    for axis, angle, d in [((1, 2, -0.5), 0.8, (0.3, -1.0, 2.0)), ((0, 1, 0), np.pi / 2, (0, 0, 0)),
+                           ((1, 0, 0), np.pi, (0, 0, 1.5))]:
+        R = dcm_from_axis_angle(axis, angle)
+        omega = flat.angular_velocities(q, qd)[0]
+        tilted = SpatialModel(gravity=R @ g)
+        tilted.add_body("disk", R @ q[:3] + d, quat_multiply(quat_from_dcm(R), q[3:7]), mass=M_DISK,
+                        inertia=inertia, velocity=R @ qd[:3], angular_velocity=R @ omega)
+        tilted.add_rolling_disk("disk", R_DISK, axis=(0, 1, 0), plane_point=d, plane_normal=R @ [0, 0, 1.0])
+        q2, qd2 = tilted.q_guess(), tilted.qd_guess()
+        assert np.abs(tilted.phi(q2)).max() < 1e-12 and np.abs(tilted.B(q2) @ qd2).max() < 1e-12
+        r_dd2, alpha2 = rates_of(tilted, q2, qd2)
+        np.testing.assert_allclose(r_dd2, R @ r_dd, atol=1e-10 * np.abs(r_dd).max())
+        np.testing.assert_allclose(alpha2, R @ alpha, atol=1e-10 * np.abs(alpha).max())
+
+
+def test_offset_wheel_centre_equals_the_body_built_from_two_welded_parts():
+    """A wheel whose centre is ``center`` from the body's centre of mass (one body, composite mass and
+    inertia by the parallel-axis theorem) against the same physical body as two parts welded together (a
+    disk with its centre of mass at the wheel centre, rolling as before, and a lump on it; the weld a
+    revolute joint plus a rotational driver held at 0): the same accelerations of the composite centre of
+    mass and the same angular acceleration, on a tilted plane."""
+    from mbdlib.bodies import parallel_axis
+    from mbdlib.rotations import dcm_from_axis_angle, quat_from_dcm, quat_multiply
+
+    m_w, J_w = 2.0, np.diag([0.045, 0.09, 0.045])
+    m_x, J_x = 0.7, np.diag([0.002, 0.003, 0.004])
+    e = np.array([0.05, -0.02, 0.12])                       # the lump's centre of mass, wheel frame
+    m = m_w + m_x
+    G = m_x * e / m                                         # composite centre of mass, wheel frame
+    J = parallel_axis(J_w, m_w, -G) + parallel_axis(J_x, m_x, e - G)
+    R = dcm_from_axis_angle((0.3, -1.0, 0.2), 0.5)          # the plane z = 0 turned by R, moved by d
+    d, g = np.array([0.1, 0.2, -0.3]), R @ [0.0, 0.0, -G0]
+    plane = dict(plane_point=d, plane_normal=R @ [0.0, 0.0, 1.0])
+    pos, p0, A0 = lean_pose(0.3, center_offset=G)           # body frame: its CoM is G from the wheel centre
+    one = SpatialModel(gravity=g)
+    one.add_body("disk", R @ pos + d, quat_multiply(quat_from_dcm(R), p0), mass=m, inertia=J)
+    one.add_rolling_disk("disk", R_DISK, axis=(0, 1, 0), center=-G, **plane)
+    s = disk_state(one, rates=(0.9, 0.3, -5.0))
+    q, qd = s.q0, s.qd0
+    r_dd, alpha = rates_of(one, q, qd)
+    A, omega, v = _A(q[3:7]), one.angular_velocities(q, qd)[0], qd[:3]
+    two = SpatialModel(gravity=g)
+    wc, xc = q[:3] - A @ G, q[:3] + A @ (e - G)
+    two.add_body("disk", wc, q[3:7], mass=m_w, inertia=J_w, velocity=v + np.cross(omega, wc - q[:3]),
+                 angular_velocity=omega)
+    two.add_body("lump", xc, q[3:7], mass=m_x, inertia=J_x, velocity=v + np.cross(omega, xc - q[:3]),
+                 angular_velocity=omega)
+    two.add_revolute("disk", "lump", e, (0, 0, 0), axis_i=(0, 0, 1))
+    two.add_rotational_driver("disk", "lump", axis_i=(0, 0, 1), f=0.0)
+    two.add_rolling_disk("disk", R_DISK, axis=(0, 1, 0), **plane)
+    q2, qd2 = two.q_guess(), two.qd_guess()
+    assert np.abs(two.phi(q2)).max() < 1e-12 and np.abs(two.B(q2) @ qd2).max() < 1e-12
+    qdd2, _ = dae.accelerations(two._bind(two.state()), 0.0, q2, qd2)
+    from mbdlib.spatial_joints import _euler_matrices
+
+    np.testing.assert_allclose((m_w * qdd2[:3] + m_x * qdd2[7:10]) / m, r_dd, atol=1e-10 * np.abs(r_dd).max())
+    alpha2 = 2 * _euler_matrices(q2[None, 3:7], "global")[0] @ qdd2[3:7]
+    np.testing.assert_allclose(alpha2, alpha, atol=1e-10 * np.abs(alpha).max())
+    assert A0 is not None
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.floats(-1.5, 1.5), min_size=7, max_size=7), st.lists(st.floats(-3.0, 3.0), min_size=7,
+                                                                         max_size=7))
+def test_rolling_rows_b_gamma_equals_the_exact_stencil(q, qd):
+    """b_γ = −(B q̇)_q q̇: B q̇ is a polynomial of degree ≤ 5 in q (also off the unit sphere), so the
+    nine-point stencil of d/ds B(q + s q̇) q̇ is exact; the closed form agrees to round-off, on a tilted
+    plane with an offset centre.  γ of the height row likewise (five-point stencil)."""
+    from oracles import first_derivative_along, second_derivative_along
+
+    model = SpatialModel(gravity=(0, 0, -G0))
+    model.add_body("disk", (0.1, 0.0, 1.0), mass=M_DISK, inertia=[0.05, 0.09, 0.05])
+    model.add_rolling_disk("disk", R_DISK, axis=(0.2, 1, 0.1), center=(0.05, -0.1, 0.2),
+                           plane_point=(0.3, 0.1, -0.2), plane_normal=(0.2, -0.3, 1.0))
+    q, qd = np.array(q), np.array(qd)
+    expected = -first_derivative_along(lambda x: model.B(x) @ qd, q, qd)
+    scale = max(1.0, np.abs(expected).max())
+    np.testing.assert_allclose(model.b_gamma(q, qd), expected, rtol=0, atol=1e-10 * scale)
+    expected = -second_derivative_along(model.phi, q, qd)
+    scale = max(1.0, np.abs(expected).max())
+    np.testing.assert_allclose(model.gamma(q, qd), expected, rtol=0, atol=1e-10 * scale)
+
+
+def test_rolling_disk_bad_input_names_the_body():
+    m = SpatialModel(gravity=(0, 0, -9.81))
+    m.add_body("disk", (0, 0, 0.3), inertia=[1.0, 2.0, 1.0])
+    with pytest.raises(ModelError, match="rolling disk on body 'disk': plane_normal is the zero vector"):
+        m.add_rolling_disk("disk", 0.3, axis=(0, 1, 0), plane_normal=(0, 0, 0))
+    with pytest.raises(ModelError, match="'disk': the disk lies flat"):
+        m.add_rolling_disk("disk", 0.3, axis=(0, 0, 1))
+    with pytest.raises(ModelError, match="'disk': the wheel centre starts 0.7 m on the wrong side"):
+        m.add_rolling_disk("disk", 0.3, axis=(0, 1, 0), plane_point=(0, 0, 1.0))
+    with pytest.raises(ModelError, match="'disk': the wheel centre starts .* wrong side"):
+        m.add_rolling_disk("disk", 0.3, axis=(0, 1, 0), plane_normal=(0, 0, -1))
+    with pytest.raises(ModelError, match="'disk': axis is the zero vector"):
+        m.add_rolling_disk("disk", 0.3, axis=(0, 0, 0))
+    with pytest.raises(ShapeError, match="center must have 3 components"):
+        m.add_rolling_disk("disk", 0.3, axis=(0, 1, 0), center=(0, 0))
+    assert not m.rolling and not m.joints                    # nothing half-added
+
+
+# ------------------------------------------------------------------ the benchmark bicycle
+def test_benchmark_bicycle_linearized_equals_the_published_equations():
+    """The bicycle of Meijaard et al. (2007) in 28 Euler-parameter coordinates (4 bodies, 3 revolute
+    joints, 2 rolling wheels), put upright at 5 m/s by model.state, linearized in lean (the rear frame's
+    ZXY roll angle) and steer (the steer joint's angle) with the rear hub's rate as the third speed: A equals
+    the benchmark's [0 I; −M⁻¹(g K0 + v² K2)  −M⁻¹ v C1] and the steer-torque column M⁻¹ (0, 1), to 1e-7,
+    with its eigenvalues (weave −0.775 ± 4.465i, capsize −0.323, castor −14.08, and 0 for the speed)."""
+    from oracles import meijaard_bicycle, meijaard_bicycle_matrices
+
+    from mbdlib import linearize
+
+    v = 5.0
+    model, joints = meijaard_bicycle(v)
+    report = model.dof_report()
+    assert (model.n, report.constraints, report.dof, model.B(model.q0).shape[0]) == (28, 21, 7, 4)
+    lean, steer, hub = model.euler_angle("frame", "ZXY", 1), joints["steer"].angle, joints["rear hub"].angle
+    model.add_joint_torque(joints["steer"], 0.0, name="steer torque")
+    state = model.state(fixed={lean: 0.0, steer: 0.0}, speeds={lean: 0.0, steer: 0.0, hub: v / 0.3})
+    lin = linearize(model.system(state), [lean, steer], [lean, steer, hub], at=state, inputs=["steer torque"])
+    b = meijaard_bicycle_matrices()
+    K, C = 9.81 * b["K0"] + v * v * b["K2"], v * b["C1"]
+    Minv = np.linalg.inv(b["M"])
+    expected = np.block([[np.zeros((2, 2)), np.eye(2)], [-Minv @ K, -Minv @ C]])
+    np.testing.assert_allclose(lin.A[:4, :4], expected, rtol=0, atol=1e-7 * np.abs(expected).max())
+    np.testing.assert_allclose(lin.A[4], 0.0, atol=1e-9)                 # steady speed: no coupling
+    np.testing.assert_allclose(lin.A[:, 4], 0.0, atol=1e-9)
+    np.testing.assert_allclose(lin.B[2:4, 0], Minv @ [0.0, 1.0], rtol=1e-9)
+    lam = np.sort_complex(np.linalg.eigvals(expected))
+    np.testing.assert_allclose(np.sort_complex(lin.eigenvalues)[:4], lam, rtol=1e-7)
+    np.testing.assert_allclose(lam, [-14.07838969, -0.77534188 - 4.46486771j, -0.77534188 + 4.46486771j,
+                                     -0.32286643], atol=1e-7)
+
+
+def test_benchmark_bicycle_rides_and_keeps_its_invariants():
+    """Pushed sideways at 5 m/s (inside the stable speed range 4.29-6.02 m/s) the bicycle's lean decays; the
+    energy, the constraints and rolling hold."""
+    from oracles import meijaard_bicycle
+
+    model, joints = meijaard_bicycle(5.0)
+    lean = model.euler_angle("frame", "ZXY", 1)
+    state = model.state(fixed={lean: 0.0}, speeds={lean: 0.5, joints["steer"].angle: 0.0,
+                                                    joints["rear hub"].angle: 5.0 / 0.3})
+    res = simulate(model.system(state), 3.0, Projection(rtol=1e-9, atol=1e-9), t_eval=np.linspace(0, 3, 31))
+    leans = np.array([lean(q) for q in res.q])
+    assert np.abs(leans).max() > 0.02 and np.abs(leans[-5:]).max() < 0.3 * np.abs(leans).max()
+    assert res.energy_error < 1e-7 and res.violation.max() < 1e-10 and res.violation_velocity.max() < 1e-9
+
+
+# ------------------------------------------------------------------ joint torques and forces
+def double_pendulum(joint_torque=None, body_torques=None):
+    """Two links under gravity: link 1 on a ball joint to a fixed base, link 2 on a hinge (axis tilted, in
+    link 1's frame) to link 1; the hinge loaded by a joint torque or by the pair of body torques."""
+    m = SpatialModel(gravity=(0, 0, -9.81))
+    base = m.add_body("base", inertia=[1.0, 1.0, 1.0])
+    m.fix(base)
+    l1 = m.add_body("link1", (0.0, 0.0, -0.4), mass=1.5, inertia=[0.03, 0.03, 0.002])
+    l2 = m.add_body("link2", (0.0, 0.0, -1.0), mass=1.0, inertia=[0.02, 0.02, 0.001])
+    m.add_spherical(base, l1, (0, 0, 0), (0, 0, 0.4))
+    u = np.array([1.0, 0.4, 0.2]) / np.linalg.norm([1.0, 0.4, 0.2])
+    hinge = m.add_revolute(l1, l2, (0, 0, -0.4), (0, 0, 0.2), axis_i=u, name="hinge")
+    if joint_torque is not None:
+        m.add_joint_torque(hinge, joint_torque, name="motor")
+    if body_torques is not None:                       # +τ A_1 u on link 2, −τ A_1 u on link 1
+        def on(sign):
+            return lambda t, q, qd: sign * body_torques(t, q, qd) * (_A(q[10:14]) @ u)
+        m.add_torque(l2, on(1.0))
+        m.add_torque(l1, on(-1.0))
+    return m, hinge
+
+
+def tau(t, q, qd):
+    return 0.8 * np.cos(2 * t) + 0.3 * qd[8]
+
+
+def test_joint_torque_moves_the_links_as_the_pair_of_body_torques():
+    """τ ∂θ/∂q and the pair ±τ A_1 u' of global torques give the same accelerations at random consistent
+    states and the same motion; with a constant τ the energy grows by τ (θ − θ0) (power τ θ̇)."""
+    joint_model, hinge = double_pendulum(joint_torque=tau)
+    pair_model, _ = double_pendulum(body_torques=tau)
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        s = joint_model.state(fixed={hinge: rng.uniform(-1, 1)},
+                              speeds={hinge: rng.normal(), joint_model.euler_angle("link1", "zyx", 0): 0.5})
+        t = rng.uniform(0, 2)
+        a, _ = dae.accelerations(joint_model._bind(s), t, s.q0, s.qd0)
+        b, _ = dae.accelerations(pair_model._bind(s), t, s.q0, s.qd0)
+        np.testing.assert_allclose(a, b, atol=1e-10 * np.abs(a).max())
+        assert joint_model.Q(t, s.q0, s.qd0) @ s.qd0 - pair_model.Q(t, s.q0, s.qd0) @ s.qd0 == \
+            pytest.approx(0.0, abs=1e-12)
+    s = joint_model.state(speeds={hinge: 1.0})
+    t_eval = np.linspace(0.0, 1.0, 11)
+    run = [simulate(mm.system(s), 1.0, Projection(rtol=1e-10, atol=1e-10), t_eval=t_eval)
+           for mm in (joint_model, pair_model)]
+    np.testing.assert_allclose(run[0].q, run[1].q, atol=1e-8)
+    constant, hinge = double_pendulum(joint_torque=1.5)
+    start = constant.state(speeds={hinge: 1.0})
+    res = simulate(constant.system(start), 1.0, Projection(rtol=1e-11, atol=1e-11), t_eval=t_eval)
+    theta = np.unwrap([hinge.angle(q) for q in res.q])
+    np.testing.assert_allclose(res.energy - res.energy[0], 1.5 * (theta - theta[0]), atol=1e-8)
+    q, qd = res.q[5], res.qd[5]
+    assert (constant.Q(0.0, q, qd) - double_pendulum()[0].Q(0.0, q, qd)) @ qd == \
+        pytest.approx(1.5 * hinge.rate(q, qd), rel=1e-12)
+
+
+def test_joint_loads_are_inputs_of_linearize():
+    """A bar hanging on a hinge: B = (0, 1/I_pivot) for the hinge torque; a block on an inclined prismatic
+    joint: B = (0, 1/m) for the joint force (closed forms)."""
+    from mbdlib import linearize
+
+    m = SpatialModel(gravity=(0, 0, -9.81))
+    base = m.add_body("base", inertia=[1, 1, 1])
+    m.fix(base)
+    bar = m.add_body("bar", (0.0, 0.0, -0.5), mass=2.0, inertia=[0.05, 0.05, 0.001])
+    hinge = m.add_revolute(base, bar, (0, 0, 0), (0, 0, 0.5), axis_i=(0, 1, 0))
+    m.add_joint_torque(hinge, lambda t, q, qd: 0.0, name="motor")
+    lin = linearize(m.system(), [hinge.angle], inputs=["motor"])
+    I_pivot = 0.05 + 2.0 * 0.25
+    np.testing.assert_allclose(lin.B[:, 0], [0.0, 1 / I_pivot], rtol=1e-12)
+    np.testing.assert_allclose(sorted(lin.eigenvalues.imag), [-np.sqrt(2 * 9.81 * 0.5 / I_pivot),
+                                                             np.sqrt(2 * 9.81 * 0.5 / I_pivot)], rtol=1e-8)
+    m = SpatialModel(gravity=(0, 0, -9.81))
+    base = m.add_body("base", inertia=[1, 1, 1])
+    m.fix(base)
+    block = m.add_body("block", (0.0, 0.0, 0.0), mass=3.0, inertia=[0.1, 0.1, 0.1])
+    rail = m.add_prismatic(base, block, axis_i=(1.0, 0.0, 1.0))
+    m.add_joint_force(rail, 0.0, name="push")
+    lin = linearize(m.system(), [], [rail.slide], inputs=["push"])
+    np.testing.assert_allclose(lin.B[:, 0], [1 / 3.0], rtol=1e-12)
+    np.testing.assert_allclose(lin.rate0, [-9.81 / np.sqrt(2)], rtol=1e-12)   # sliding down the incline
+
+
+def test_joint_load_bad_input_names_the_joint():
+    m, hinge = double_pendulum()
+    with pytest.raises(ModelError, match="add_joint_torque on joint 'hinge': torque must be a finite number, "
+                                         "got inf"):
+        m.add_joint_torque(hinge, np.inf)
+    with pytest.raises(ModelError, match="joint 'hinge' \\(revolute\\) has no slide coordinate"):
+        m.add_joint_force(hinge, 1.0)
+    with pytest.raises(ModelError, match="'elbow' is not a joint of this model; the joints are: fix1, "
+                                         "spherical2, hinge"):
+        m.add_joint_torque("elbow", 1.0)
+    m.add_joint_torque("hinge", lambda t, q, qd: np.nan, name="broken")
+    with pytest.raises(ModelError, match="'broken' on joint 'hinge': the torque must be a finite number, "
+                                         "got nan"):
+        m.Q(0.0, m.q_guess(), np.zeros(m.n))
+    with pytest.raises(ModelError, match="a load named 'broken' already exists"):
+        m.add_joint_torque("hinge", 1.0, name="broken")
+    other, elbow = double_pendulum()
+    with pytest.raises(ModelError, match="not a joint of this model"):
+        m.add_joint_torque(elbow, 1.0)
