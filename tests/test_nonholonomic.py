@@ -4,7 +4,7 @@ A body on a horizontal plane carries a knife edge at ``P``, a distance ``a`` ahe
 along its axis: ``P`` cannot move across the blade.
 
 1. multipliers: :class:`mbdlib.PlanarModel` with ``add_knife_edge`` (the row ``B q̇ = 0`` in the KKT
-   system), integrated by :func:`mbdlib.dae.simulate`;
+   system), integrated by :func:`mbdlib.simulate` (scheme ``Projection``);
 2. Kane's method with independent speeds: sympy.physics.mechanics' ``KanesMethod`` with the sideways
    speed dependent (``velocity_constraints``);
 3. closed form (Chaplygin 1911; Neimark & Fufaev 1972): with ``v`` the speed along the blade and ``ω``
@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from mbdlib import PlanarModel, dae
+from mbdlib import PlanarModel, Projection, dae, simulate
 
 MASS, INERTIA, A = 2.0, 0.15, 0.4
 V0, W0 = 0.5, 2.0                       # speed of P along the blade, yaw rate
@@ -72,7 +72,7 @@ def kane_sleigh():
 
 def test_chaplygin_sleigh_by_multipliers_equals_the_closed_form():
     t = np.linspace(0.0, 6.0, 61)
-    res = sleigh().simulate(6.0, method="projection", t_eval=t, rtol=1e-11, atol=1e-11)
+    res = simulate(sleigh().system(), 6.0, Projection(rtol=1e-11, atol=1e-11), t_eval=t)
     v_ref, w_ref = closed_form(t)
     theta, w = res.q[:, 2], res.qd[:, 2]
     e1 = np.column_stack([np.cos(theta), np.sin(theta)])
@@ -86,7 +86,7 @@ def test_chaplygin_sleigh_by_multipliers_equals_the_closed_form():
 
 def test_chaplygin_sleigh_multipliers_equal_kane_with_independent_speeds():
     f, dep = kane_sleigh()
-    model = sleigh()
+    system = sleigh().system()
     rng = np.random.default_rng(11)
     for _ in range(5):
         q = rng.normal(size=3)
@@ -94,5 +94,5 @@ def test_chaplygin_sleigh_multipliers_equal_kane_with_independent_speeds():
         u2 = float(dep(q[2], u1, u3))
         qd = np.array([u1, u2, u3])
         kane = np.asarray(f(*q, u1, u3), dtype=float).ravel()    # [ẋ, ẏ, θ̇, u̇1, u̇3, (u̇2)]
-        qdd, _ = dae.accelerations(model, 0.0, q, qd)
+        qdd, _ = dae.accelerations(system, 0.0, q, qd)
         np.testing.assert_allclose(qdd[[0, 2]], kane[3:5], atol=1e-10 * (1 + np.abs(kane).max()))
