@@ -33,7 +33,8 @@ from nbformat.v4 import new_code_cell
 
 from mbdlib import PlanarModel
 from mbdlib.checks import check_model
-from mbdlib.dae import CartesianPendulum, simulate
+from mbdlib.dae import cartesian_pendulum, simulate
+from mbdlib.schemes import Baumgarte
 from mbdlib.exercises import evaluate, exercises, get
 from mbdlib.exercises.ch06 import model_answer
 from mbdlib.exercises.core import judge
@@ -393,8 +394,8 @@ def test_6_9_mistakes():
 
 # ---------------------------------------------------------------- 6.10 the Baumgarte gain
 def _run(gain):
-    p = CartesianPendulum(length=1.0, mass=1.0, angle=1.0)
-    r = simulate(p, 1.0, Baumgarte(alpha=gain, beta=gain, solver='RK45', rtol=1e-06, atol=1e-06))
+    p = cartesian_pendulum(length=1.0, mass=1.0, angle=1.0)
+    r = simulate(p, 1.0, Baumgarte(alpha=gain, beta=gain, solver="RK45", rtol=1e-6, atol=1e-6))
     return r.violation.max(), r.n_steps
 
 

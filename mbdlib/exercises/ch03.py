@@ -60,6 +60,7 @@ import sympy as sp
 from ..constraints import KnifeEdge, PointOnLine, RackPinion, Revolute
 from ..dae import accelerations
 from ..planar import PlanarModel
+from ..system import Assembly
 from .compare import normalize
 from .core import Exercise, Mistake, register
 
@@ -736,7 +737,7 @@ def pendulum(mass=2.0, length=1.2, theta0_deg=40.0) -> PlanarModel:
 def _pin_force(mass, length, theta0_deg):
     """F = -(Φ_qᵀ λ)[x, y]: the pin's force on the rod, global components (M q̈ + Φ_qᵀ λ = Q)."""
     m = pendulum(mass, length, theta0_deg)
-    _, lam = accelerations(m, 0.0, m.q0, m.qd0)
+    _, lam = accelerations(m.system(), 0.0, m.q0, m.qd0)
     return -(m.phi_q(m.q0).T @ lam)[:2]
 
 
@@ -1120,7 +1121,8 @@ def slider_crank(r, l, m_crank, m_rod, m_slider, J_slider, theta_deg, omega, *, 
     model.add_translational(model.ground, slider, axis_i=(1.0, 0.0), name="guide")
     q = model.q_guess()  # the closed-form pose: every joint closes
     if velocities == "projected":
-        return model, model.q0, model.qd0
+        state = model.assemble()
+        return model, state.q0, state.qd0
     qd = np.zeros(model.n)
     if velocities == "crank":
         qd[2] = omega
@@ -1190,7 +1192,7 @@ register(
 def _multipliers(**p) -> np.ndarray:
     """λ of M q̈ + Φ_qᵀ λ = Q at the state of ``p`` (keywords of :func:`slider_crank`)."""
     model, q, qd = slider_crank(**p)
-    return accelerations(model, 0.0, q, qd)[1]
+    return accelerations(model.system(Assembly(q, qd)), 0.0, q, qd)[1]
 
 
 def _some_signs_flipped(student, expected) -> bool:
@@ -1238,8 +1240,8 @@ register(
             Mistake(
                 lambda **p: _multipliers(**p, velocities="projected"),
                 "the crank no longer turns at omega: assemble() makes guessed velocities consistent by "
-                "the least mass-weighted change, which changes phi_d of the crank too; solve "
-                "Phi_q qd = 0 together with phi_d_crank = omega",
+                "the least mass-weighted change, which changes phi_d of the crank too; hold it: "
+                "model.state(speeds={pin_O: omega}), or solve Phi_q qd = 0 with phi_d_crank = omega",
             ),
             Mistake(
                 lambda **p: _multipliers(**p, crank_inertia=p["m_crank"] * p["r"] ** 2 / 3),
@@ -1260,7 +1262,7 @@ register(
 def _joint_force(joint: str, body_columns: slice, **p) -> np.ndarray:
     """-(Φ_q of one joint, columns of one body)ᵀ λ of that joint: its force (and moment) on that body."""
     model, q, qd = slider_crank(**p)
-    lam = accelerations(model, 0.0, q, qd)[1]
+    lam = accelerations(model.system(Assembly(q, qd)), 0.0, q, qd)[1]
     rows = [k for k, label in enumerate(model.labels) if label.startswith(f"revolute {joint} ")]
     return -(model.phi_q(q)[rows][:, body_columns].T @ lam[rows])
 

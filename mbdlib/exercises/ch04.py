@@ -48,6 +48,7 @@ from .. import dae
 from ..assembly import assemble_system, model_report
 from ..catalogue import mechanism
 from ..coordinates import RelativeModel
+from ..system import Assembly, ConstrainedSystem
 from .core import Exercise, Mistake, register
 
 # ------------------------------------------------------------------ data (as in the notebook)
@@ -587,7 +588,7 @@ register(
 # ---- 4.6c accelerations and multipliers under gravity
 def _kkt6(**p):
     model, q, qd = _sc(p)
-    qdd, lam = dae.accelerations(model, 0.0, q, qd)
+    qdd, lam = dae.accelerations(model.system(Assembly(q, qd)), 0.0, q, qd)
     return np.concatenate([qdd, lam])
 
 
@@ -694,37 +695,19 @@ register(
 
 
 # ------------------------------------------------------------------ 4.7 the KKT solve as a function
-class _Given:
-    """M, Φ_q, Q and γ given as matrices, with the part of the SYSTEM PROTOCOL that
-    :func:`mbdlib.dae.accelerations` reads (no velocity constraints)."""
-
-    def __init__(self, M, Phi_q, Q, gamma):
-        self._M, self._J = np.asarray(M, dtype=float), np.atleast_2d(np.asarray(Phi_q, dtype=float))
-        self._Q, self._g = np.atleast_1d(np.asarray(Q, dtype=float)), np.atleast_1d(np.asarray(gamma, float))
-        self.n = self._M.shape[0]
-
-    def M(self, q):
-        return self._M
-
-    def Q(self, t, q, qd):
-        return self._Q
-
-    def phi_q(self, q, t=0.0):
-        return self._J
-
-    def gamma(self, q, qd, t=0.0):
-        return self._g
-
-    def B(self, q, t=0.0):
-        return np.zeros((0, self.n))
-
-    def b_gamma(self, q, qd, t=0.0):
-        return np.zeros(0)
+def _given(M, Phi_q, Q, gamma) -> ConstrainedSystem:
+    """M, Φ_q, Q and γ given as matrices, as a ConstrainedSystem (constant matrices; Φ is never evaluated
+    by the KKT solve of :func:`mbdlib.dae.accelerations`, so it is given as zeros)."""
+    M, J = np.asarray(M, dtype=float), np.atleast_2d(np.asarray(Phi_q, dtype=float))
+    Q, g = np.atleast_1d(np.asarray(Q, dtype=float)), np.atleast_1d(np.asarray(gamma, dtype=float))
+    return ConstrainedSystem(n=M.shape[0], M=lambda q: M, Q=lambda t, q, qd: Q,
+                             phi=lambda q, t=0.0: np.zeros(J.shape[0]), phi_q=lambda q, t=0.0: J,
+                             gamma=lambda q, qd, t=0.0: g, name="the KKT system given as matrices")
 
 
 def _solve_kkt(M, Phi_q, Q, gamma):
     """The key: ``[q_ddot, lambda]`` of ``M q_ddot + Phi_q^T lambda = Q``, ``Phi_q q_ddot = gamma``."""
-    system = _Given(M, Phi_q, Q, gamma)
+    system = _given(M, Phi_q, Q, gamma)
     qdd, lam = dae.accelerations(system, 0.0, np.zeros(system.n), np.zeros(system.n))
     return np.concatenate([qdd, lam])
 

@@ -70,7 +70,9 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ..dae import accelerations, static_equilibrium
+from ..linalg import null_space
 from ..planar import PlanarModel
+from ..system import Assembly
 from .core import Exercise, Mistake, register
 
 # ------------------------------------------------------------------ data (as in the notebook)
@@ -460,9 +462,10 @@ def ram_on_spring(load=F_LOAD, stiffness=K_SPRING, rest_length=L0_SPRING) -> Pla
 def _static_height(k=K_SPRING, l0=L0_SPRING, F=F_LOAD):
     """The height y where the library's KKT acceleration of the ram vanishes (brentq)."""
     m = ram_on_spring(F, k, l0)
+    system = m.system(Assembly(m.q_guess(), np.zeros(3)))
 
     def ydd(y):
-        return accelerations(m, 0.0, np.array([0.0, y, 0.0]), np.zeros(3))[0][1]
+        return accelerations(system, 0.0, np.array([0.0, y, 0.0]), np.zeros(3))[0][1]
 
     return float(brentq(ydd, 0.01 * l0, l0 + 0.1, xtol=1e-14))
 
@@ -945,7 +948,7 @@ register(
 def _trolley_rest(m_cart, m_load, length, k, l0, P):
     """The rest pose (q, model) of a correct trolley: static_equilibrium from the hanging pose."""
     model = trolley(m_cart, m_load, length, k, l0, P)
-    q, _, _ = static_equilibrium(model, model.q0)
+    q, _, _ = static_equilibrium(model.system(), model.q0)
     return q, model
 
 
@@ -1029,12 +1032,11 @@ def _linearized_frequencies(**p) -> np.ndarray:
     accelerations at rest; the frequencies are sqrt(-eig A).
     """
     q, model = _trolley_rest(**p)
-    J = model.phi_q(q)
-    _, s, vt = np.linalg.svd(J)
-    N = vt[int(np.sum(s > 1e-10 * s[0])):].T
+    N = null_space(model.phi_q(q))
     rest, eps = np.zeros(model.n), 1e-6
-    A = np.column_stack([N.T @ (accelerations(model, 0.0, q + eps * n, rest)[0]
-                                - accelerations(model, 0.0, q - eps * n, rest)[0]) / (2 * eps) for n in N.T])
+    system = model.system(Assembly(q, rest))
+    A = np.column_stack([N.T @ (accelerations(system, 0.0, q + eps * n, rest)[0]
+                                - accelerations(system, 0.0, q - eps * n, rest)[0]) / (2 * eps) for n in N.T])
     return np.sort(np.sqrt(-np.linalg.eigvals(A).real))
 
 
