@@ -144,7 +144,7 @@ class SimulationResult:
 
     def summary(self) -> str:
         """A few lines for a notebook: scheme, cost, drift and energy error."""
-        lines = [f"{self.scheme} ({self.solver}), t = {self.t[0]:g} .. {self.t[-1]:g} s, {self.n_steps} steps"
+        lines = [f"{self.scheme}, t = {self.t[0]:g} .. {self.t[-1]:g} s, {self.n_steps} steps"
                  + (f" ({self.rejected_steps} rejected)" if self.rejected_steps else "")
                  + (f" ({self.jump_steps} accepted with a jump of q)" if self.jump_steps else "")
                  + f", {len(self.t)} outputs"]

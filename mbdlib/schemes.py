@@ -72,6 +72,11 @@ def _scheme(cls):
 
 
 class _ODEOptions:
+    def __str__(self) -> str:
+        extra = f"α = {self.alpha:g}, β = {self.beta:g} 1/s; " if self.name == "baumgarte" else ""
+        damp = "; singular='damp'" if getattr(self, "singular", "stop") == "damp" else ""
+        return f"{type(self).__name__} ({extra}{self.solver}, rtol {self.rtol:g}, atol {self.atol:g}{damp})"
+
     def _check_ode(self):
         name = type(self).__name__
         if self.solver not in SOLVERS:
@@ -192,6 +197,11 @@ class AugmentedLagrangian:
     newton_tol: float = 1e-6
     max_newton: int = 50
     name = "augmented_lagrangian"
+
+    def __str__(self) -> str:
+        steps = f"steps ≤ {self.dt:g} s, rtol {self.rtol:g}, atol {self.atol:g}" if self.adaptive \
+            else f"dt {self.dt:g} s"
+        return f"AugmentedLagrangian ({steps}" + (f", penalty {self.penalty:g})" if self.penalty else ")")
 
     def __post_init__(self):
         _positive("AugmentedLagrangian", "dt", self.dt)
