@@ -14,8 +14,8 @@ from mbdlib import Chain, PlanarModel, bias_forces, mass_matrix
 from mbdlib.catalogue import COORDINATE_SETS, mechanism
 from mbdlib.coordinates import RelativeModel, body_states, convert
 from mbdlib.dae import accelerations, simulate
-from mbdlib.schemes import ODE
 from mbdlib.errors import ModelError, ShapeError
+from mbdlib.schemes import ODE
 
 PLANAR = ("double_pendulum", "slider_crank", "fourbar")
 MOBILITY = {"double_pendulum": 2, "slider_crank": 1, "fourbar": 1}

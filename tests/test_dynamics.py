@@ -27,10 +27,10 @@ from mbdlib.dynamics import (
     inverse_dynamics_from_mass_matrix,
     mass_matrix,
 )
-from mbdlib.schemes import ODE
 from mbdlib.errors import ModelError, ShapeError, SingularityError
-from mbdlib.kane import kane_equations, kane_inverse_dynamics
+from mbdlib.kane import kane_inverse_dynamics
 from mbdlib.newton_euler import rnea
+from mbdlib.schemes import ODE
 
 unit = st.floats(-1.0, 1.0, allow_nan=False, allow_infinity=False)
 vec3 = st.tuples(unit, unit, unit)

@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 from oracles import fourbar_kanes_method
 
 from mbdlib import dae
-from mbdlib.dae import simulate
 from mbdlib.bodies import RigidBody
 from mbdlib.chain import Chain, Joint
+from mbdlib.dae import simulate
 from mbdlib.errors import ModelError, ShapeError, SingularityError
 from mbdlib.kane_closed import (
     ClosedChain,

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.integrate import solve_ivp
 
-from mbdlib.errors import ModelError, ShapeError, SingularityError
 from mbdlib.dae import simulate
+from mbdlib.errors import ModelError, ShapeError, SingularityError
 from mbdlib.planar import PlanarModel
 from mbdlib.schemes import Projection
 
