@@ -8,6 +8,9 @@ the simulation alone.  Every mbdlib method runs with its defaults; a method that
 h = 1e-3 s, sparse solver) runs on the same model in the same process when it is installed
 (``pip install -e ".[bench]"``); ratios are mbdlib CPU / Exudyn CPU.
 
+The methods are the schemes of :func:`mbdlib.simulate`; the JSON keeps their names ("none" is ``ODE()``,
+the index-1 equations without a cure for drift) and their options as given.
+
 Run alone: ``.venv/bin/python bench/bench_a02.py [N ...] [--save PATH]`` (default N = 1 2 5 10 20 40);
 ``--save`` also writes the rows as JSON with the date and the machine (the book reads
 ``bench/results/a02.json``).  ``--kkt`` prints only the time of one KKT solve, dense vs band
@@ -28,9 +31,13 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 from _timing import machine  # noqa: E402
 
-from mbdlib import dae  # noqa: E402
+from mbdlib import ODE, AugmentedLagrangian, Baumgarte, Projection, _kkt, simulate  # noqa: E402
 from mbdlib.catalogue import mechanism, n_fourbar_exact, n_fourbar_tip  # noqa: E402
 from mbdlib.errors import MbdError  # noqa: E402
+
+#: The scheme of each method name of the table (and of the JSON that chapter 3 reads).
+SCHEMES = {"projection": Projection, "augmented_lagrangian": AugmentedLagrangian, "baumgarte": Baumgarte,
+           "none": ODE}
 
 N_DEFAULT = (1, 2, 5, 10, 20, 40)
 T_END = 20.0
@@ -53,10 +60,10 @@ def tip_error(res, coordinates: str, N: int) -> float:
 
 
 def run_mbdlib(N: int, coordinates: str, method: str, options: dict | None = None) -> dict:
-    model = mechanism("n_fourbar", coordinates=coordinates, N=N, gravity=(0.0, -9.81))
+    system = mechanism("n_fourbar", coordinates=coordinates, N=N, gravity=(0.0, -9.81)).system()
     t0 = time.process_time()
     try:
-        res = dae.simulate(model, T_END, method=method, **(options or {}))
+        res = simulate(system, T_END, SCHEMES[method](**(options or {})))
     except MbdError as exc:
         return dict(error=None, cpu=time.process_time() - t0, note=type(exc).__name__ + ": " +
                     str(exc).split(". ")[0][:90])
@@ -102,7 +109,8 @@ def kkt_timings(Ns=N_DEFAULT, repeat: int = 200) -> list[dict]:
     out = []
     for N in Ns:
         model = mechanism("n_fourbar", N=N, gravity=(0.0, -9.81))
-        q, qd, bs = model.q0, model.qd0, model.banded_schur()
+        system = model.system()
+        q, qd, bs = system.q0, system.qd0, system.structure.band
         times = {}
         for name, banded in (("dense", None), ("banded", bs)):
             k = max(10, repeat // (1 + N // 10))
@@ -110,7 +118,7 @@ def kkt_timings(Ns=N_DEFAULT, repeat: int = 200) -> list[dict]:
             for _ in range(3):
                 t0 = time.perf_counter()
                 for _ in range(k):
-                    dae._solve(model, 0.0, q, qd, bs=banded)
+                    _kkt._solve(system, 0.0, q, qd, bs=banded)
                 best = min(best, (time.perf_counter() - t0) / k)
             times[name] = best * 1e6
         out.append(dict(N=N, n=model.n, dense_us=times["dense"], banded_us=times["banded"], half_band=bs.kd))
@@ -126,6 +134,7 @@ def al_step_timings(Ns=N_DEFAULT, t_end: float = 0.25) -> list[dict]:
     out = []
     for N in Ns:
         model = mechanism("n_fourbar", N=N, gravity=(0.0, -9.81))
+        system = model.system()
         cpu, q = {}, {}
         for name, ops in (("banded", None), ("dense", _integrators._DenseOps)):
             make = _integrators._al_ops
@@ -133,7 +142,7 @@ def al_step_timings(Ns=N_DEFAULT, t_end: float = 0.25) -> list[dict]:
                 _integrators._al_ops = lambda system, q0, t0, ops=ops: ops(system)
             try:
                 t0 = time.process_time()
-                res = dae.simulate(model, t_end, method="augmented_lagrangian", t_eval=[0.0, t_end])
+                res = simulate(system, t_end, AugmentedLagrangian(), t_eval=[0.0, t_end])
                 cpu[name] = (time.process_time() - t0) / res.n_steps * 1e6
                 q[name] = res.q[-1]
             finally:

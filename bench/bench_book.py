@@ -12,7 +12,7 @@ end that moves the widgets' controls:
   display, i.e. what the reader waits for in a live kernel (the browser's part excepted). Target:
   100 ms, median and max; a position the static counterpart stores may have been computed (and
   memoized) while the page was built, the others are computed when the reader moves there.
-* ``mbdlib.dae.simulate``: the CPU time of each call (``result.cpu_time``), its method and step count;
+* ``mbdlib.simulate``: the CPU time of each call (``result.cpu_time``), its scheme and step count;
   chapter 6's press runs are among them.
 
 Nothing is asserted; the numbers are printed, with a pass/fail per widget. Run alone:
@@ -40,6 +40,7 @@ SETUP = '''
 import json as _json
 import time as _time
 
+import mbdlib as _mbdlib
 import mbdlib.dae as _dae
 import mbdlib.widgets as _widgets
 
@@ -64,8 +65,8 @@ def _timed_figure(draw, controls, *args, **kwargs):
 
 def _timed_simulate(system, t_end, *args, **kwargs):
     res = _simulate(system, t_end, *args, **kwargs)
-    _BENCH["simulations"].append([type(system).__name__, kwargs.get("method", "projection"),
-                                  float(res.t[-1] - res.t[0]), res.n_steps, res.cpu_time])
+    _BENCH["simulations"].append([system.name, res.scheme.name, float(res.t[-1] - res.t[0]), res.n_steps,
+                                  res.cpu_time])
     return res
 
 def _move_controls():
@@ -92,7 +93,7 @@ def _move_controls():
                 _time.sleep(0.1)  # let the client read the widget messages: a flooded iopub drops some
 
 _widgets.interactive_figure = _timed_figure
-_dae.simulate = _timed_simulate
+_dae.simulate = _mbdlib.simulate = _timed_simulate      # the one simulate, by either name
 '''
 
 
@@ -150,7 +151,7 @@ def report(results: dict[str, dict]) -> str:
     lines.append(f"{n - failed} of {n} widgets answer within {TARGET_MS:g} ms (median and max); "
                  f"slowest move: {worst:.0f} ms")
     lines.append("")
-    lines.append("constrained simulations (dae.simulate): CPU per call")
+    lines.append("simulations (mbdlib.simulate): CPU per call")
     lines.append(f"{'chapter':<22} {'system':<18} {'method':<22} {'t [s]':>6} {'steps':>7} {'CPU [s]':>8}")
     for chapter, data in results.items():
         for system, method, span, steps, cpu in data["simulations"]:

@@ -180,18 +180,18 @@ def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, scheme):
     dt, penalty, adaptive = scheme.dt, scheme.penalty, scheme.adaptive
     M = system.M(q0)
     mass = float(np.max(np.diag(M)))
-    alpha0 = float(penalty) if penalty is not None else 4.0 * PENALTY_SCALE * mass / dt**2
+    penalty0 = float(penalty) if penalty is not None else 4.0 * PENALTY_SCALE * mass / dt**2
     if not adaptive or penalty is not None:
-        def alpha_of(h):
-            return alpha0
+        def penalty_of(h):
+            return penalty0
     else:
-        def alpha_of(h):
+        def penalty_of(h):
             return 4.0 * PENALTY_SCALE * mass / h**2
-    qdd, lam = _al_accelerations(system, t0, q0, qd0, alpha0)
+    qdd, lam = _al_accelerations(system, t0, q0, qd0, penalty0)
     m = len(system.phi(q0, t0))
     ops = _al_ops(system, q0, t0)
     state = _ALState(q0.copy(), qd0.copy(), qdd, lam[:m].copy(), lam[m:].copy(), ops.mass(q0),
-                     ops.jac(q0, t0), alpha0)
+                     ops.jac(q0, t0), penalty0)
     stepper = _ALStepper(system, m, scheme.newton_tol, scheme.max_newton, dt, ops, SingularPassage())
     if not adaptive:
         ts, qs, qds, lams = [], [], [], []
@@ -199,15 +199,15 @@ def _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, scheme):
         if is_out[0]:
             _record(system, state, t0, ts, qs, qds, lams, dt, lam)
         for t, t1, record in zip(h_grid[:-1], h_grid[1:], is_out[1:], strict=True):
-            state = stepper.step(state, t, t1 - t, alpha0)
+            state = stepper.step(state, t, t1 - t, penalty0)
             if record:
                 _record(system, state, t1, ts, qs, qds, lams, t1 - t)
         return ts, qs, qds, lams, stepper.stats(len(h_grid) - 1)
-    return _run_adaptive(system, stepper, state, lam, t0, t_end, t_eval, dt, alpha_of, scheme.rtol,
+    return _run_adaptive(system, stepper, state, lam, t0, t_end, t_eval, dt, penalty_of, scheme.rtol,
                          scheme.atol)
 
 
-def _run_adaptive(system, stepper, state, lam, t0, t_end, t_eval, dt, alpha_of, rtol, atol):
+def _run_adaptive(system, stepper, state, lam, t0, t_end, t_eval, dt, penalty_of, rtol, atol):
     """The error-controlled loop of :func:`_run_augmented_lagrangian` (see its docstring)."""
     ts, qs, qds, lams = [], [], [], []
     marks = np.asarray([t_end] if t_eval is None else t_eval, dtype=float)
@@ -228,7 +228,7 @@ def _run_adaptive(system, stepper, state, lam, t0, t_end, t_eval, dt, alpha_of, 
             h_try = 0.5 * rest
         jumped = False
         try:
-            new = stepper.step(state, t, h_try, alpha_of(h_try))
+            new = stepper.step(state, t, h_try, penalty_of(h_try))
         except _NewtonFailed:
             err = np.inf
         else:
@@ -291,7 +291,7 @@ class _ALState:
     sigma: np.ndarray
     M: np.ndarray
     J: np.ndarray
-    alpha: float          # the penalty of the step that ended here
+    penalty: float        # the penalty factor α of the step that ended here
 
 
 class _DenseOps:
@@ -457,12 +457,12 @@ class _ALStepper:
         return dict(nfev=self.nfev, newton_iterations=self.total_it, max_newton_iterations=self.max_it,
                     n_steps=n_steps, deferred_steps=self.passage.deferred)
 
-    def step(self, s: _ALState, t, h, alpha) -> _ALState:
+    def step(self, s: _ALState, t, h, penalty) -> _ALState:
         """Newton on the equilibrium at t + h with penalty α, then the projections of q̇ and q̈; ``s`` is
         not changed."""
         system, m, tol, ops, passage = self.system, self.m, self.tol, self.ops, self.passage
         t1 = t + h
-        a_pen, a_v = alpha * h * h / 4.0, alpha * h / 2.0
+        a_pen, a_v = penalty * h * h / 4.0, penalty * h / 2.0
         # tangent at the last converged state (modified Newton): the last step's, if α' is the same
         P = self._P if self._P_a == a_pen else ops.factor(s.M, s.J, a_pen)
         lam_star, sigma = s.lam_star.copy(), s.sigma.copy()
@@ -476,11 +476,11 @@ class _ALStepper:
             phi, J = system.phi(x, t1), ops.jac(x, t1)  # (q, q̇) serves Φ and J from the same pass
             gv = ops.jmul(J, v)[m:]                     # B q̇
             if it > 1:
-                lam_star += passage.update(alpha * phi)
+                lam_star += passage.update(penalty * phi)
                 sigma += a_v * gv
             Mx = s.M if self.constant_M else ops.mass(x)  # the equilibrium at t_{n+1} needs M(q_{n+1})
             self.nfev += 1
-            forces = np.concatenate([alpha * phi + lam_star, a_v * gv + sigma])
+            forces = np.concatenate([penalty * phi + lam_star, a_v * gv + sigma])
             f = (h * h / 4.0) * (ops.mul(Mx, a) + ops.jtmul(J, forces) - Q)
             if it > 2:                                 # slow: refresh the tangent (full Newton)
                 P = ops.factor(Mx, J, a_pen)
@@ -494,7 +494,7 @@ class _ALStepper:
         else:
             raise _NewtonFailed(f"simulate (AugmentedLagrangian): Newton did not converge in "
                                 f"{self.max_newton} iterations at t = {t1:g} (last correction {step:.3g}); "
-                                f"reduce dt (now {self.dt:g}) or change the penalty (now {alpha:g})")
+                                f"reduce dt (now {self.dt:g}) or change the penalty (now {penalty:g})")
         self.total_it += it
         self.max_it = max(self.max_it, it)
         q = x
@@ -507,18 +507,18 @@ class _ALStepper:
         g = np.concatenate([system.gamma(q, qd, t1), system.b_gamma(q, qd, t1)])
         qdd = ops.project(P, M, J, qdd_star, g, a_pen)
         self._P, self._P_a = P, a_pen                   # the next step with the same α' reuses it
-        return _ALState(q, qd, qdd, lam_star, sigma, M, J, alpha)
+        return _ALState(q, qd, qdd, lam_star, sigma, M, J, penalty)
 
 
 def _record(system, s: _ALState, t, ts, qs, qds, lams, h, lam=None):
     """Append one output point; the multipliers are λ* + α Φ and σ + α_v B q̇ (or ``lam`` at the start)."""
-    alpha = s.alpha
+    penalty = s.penalty
     ts.append(t)
     qs.append(s.q.copy())
     qds.append(s.qd.copy())
     lams.append(lam.copy() if lam is not None else
-                np.concatenate([s.lam_star + alpha * system.phi(s.q, t),
-                                s.sigma + alpha * h / 2.0 * (system.B(s.q, t) @ s.qd)]))
+                np.concatenate([s.lam_star + penalty * system.phi(s.q, t),
+                                s.sigma + penalty * h / 2.0 * (system.B(s.q, t) @ s.qd)]))
 
 
 def _weak_directions(Phi_q, a_pen, mass, factor):
