@@ -51,7 +51,7 @@ from . import _validate
 from .bodies import RigidBody
 from .constraints import DofReport, motion_of
 from .errors import ModelError, ShapeError
-from .linalg import nearby_rank, rank_analysis
+from .linalg import nearby_rank, numerical_rank, rank_analysis
 from .model import Coordinate, Model, Part
 from .rotations import _G as _euler_matrix
 from .rotations import dcm_from_quat, normalize_quat  # noqa: F401 (dcm_from_quat: doctest)
@@ -408,9 +408,9 @@ class _Rows:
     """
 
     def __init__(self, entries):
-        groups, drivers, m = {}, [], sum(1 if driver else sum(e.rows for e in els)
-                                         for els, _, driver in entries)
-        row, extra = 0, m
+        self.m = sum(1 if driver else sum(e.rows for e in elements) for elements, _, driver in entries)
+        groups, self.drivers = {}, []
+        row, extra = 0, self.m                         # the next real row, the next extra (driver part) row
         for elements, index, driver in entries:
             parts = []
             for e in elements:
@@ -418,24 +418,26 @@ class _Rows:
                 j = index[e.j] if e.j >= 0 else FIXED
                 first = extra if driver else row
                 groups.setdefault(e.kind, []).append((e, i, j, first))
-                parts.append(first)
+                parts.extend(range(first, first + e.rows))
                 if driver:
                     extra += e.rows
                 else:
                     row += e.rows
             if driver:
-                drivers.append((row, np.array(parts), driver))
+                self.drivers.append((row, np.array(parts), driver))
                 row += 1
-        self.m, self.size, self.drivers = m, extra, drivers
-        self.groups = []
+        self.size = extra
+        self.groups = []                               # per kind: (kind, i, j, par, rows, cols)
         for kind, items in groups.items():
-            i = np.array([it[1] for it in items], dtype=int)
-            j = np.array([it[2] for it in items], dtype=int)
-            par = {key: _stacked([it[0].par[key] for it in items]) for key in items[0][0].par}
             k = items[0][0].rows
+            i = np.array([b_i for _, b_i, _, _ in items], dtype=int)
+            j = np.array([b_j for _, _, b_j, _ in items], dtype=int)
+            par = {key: _stacked([e.par[key] for e, _, _, _ in items]) for key in items[0][0].par}
             rows = np.concatenate([np.arange(first, first + k) for _, _, _, first in items])
-            cols = np.concatenate([np.repeat(i, k)[:, None] * 7, np.repeat(j, k)[:, None] * 7], axis=1)
-            cols = np.concatenate([cols[:, :1] + np.arange(7), cols[:, 1:] + np.arange(7)], axis=1)
+            # the 14 columns of each row: body i's 7 coordinates, then body j's (the fixed frame, −1, owns
+            # the last 7 columns of the evaluation's matrix, which are dropped)
+            seven = np.arange(7)
+            cols = np.repeat(np.hstack([7 * i[:, None] + seven, 7 * j[:, None] + seven]), k, axis=0)
             self.groups.append((kind, i, j, par, rows, cols))
 
     def evaluate(self, q, qd=None, t=0.0):
@@ -926,7 +928,8 @@ class SpatialMechanism(Model):
         return np.eye(self.n)
 
     def dof_report(self, q=None, rtol: float = 1e-8) -> SpatialDofReport:
-        """DOF by rank of ``Φ_q`` (with normalization) and by Grübler's count ``6 n − Σ removed``."""
+        """DOF by rank of ``Φ_q`` (with normalization) and by Grübler's count ``6 n − Σ removed``; with
+        velocity constraints (rolling), the velocity DOF by the rank of ``[Φ_q; B]``."""
         q = self.q0 if q is None else np.asarray(q, dtype=float)
         J, labels = self.phi_q(q), self.labels
         m, n_b = J.shape[0], len(self.bodies)
@@ -936,9 +939,12 @@ class SpatialMechanism(Model):
             g_rank, g_dep = nearby_rank(self.phi, self.phi_q, q, rtol)
             singular, redundant = g_rank > rank, [labels[r] for r in g_dep]
         owners = [j.name for j in self.joints for _ in j.labels] + [f"norm {b.name}" for b in self.bodies]
+        B = self.B(q)
+        velocity_rank = numerical_rank(np.vstack([J, B]), rtol) if len(B) else rank
         return SpatialDofReport(
             grubler=6 * n_b - (m - n_b), coordinates=self.n, constraints=m, rank=rank, dof=self.n - rank,
             redundant=redundant, singular=singular, dependent=[labels[r] for r in dependent],
-            involved=sorted({owners[r] for g in groups for r in g}, key=owners.index),
+            involved=sorted({owners[r] for g in groups for r in g}, key=owners.index), nonholonomic=len(B),
+            velocity_dof=self.n - velocity_rank,
             notes=[f"without Euler parameters: {6 * n_b} coordinates (6 per body), {m - n_b} constraints"],
             coordinates_6=6 * n_b, constraints_6=m - n_b)

@@ -651,7 +651,9 @@ def test_benchmark_bicycle_linearized_equals_the_published_equations():
     v = 5.0
     model, joints = meijaard_bicycle(v)
     report = model.dof_report()
-    assert (model.n, report.constraints, report.dof, model.B(model.q0).shape[0]) == (28, 21, 7, 4)
+    counts = (model.n, report.constraints, report.dof, report.nonholonomic, report.velocity_dof)
+    assert counts == (28, 21, 7, 4, 3)
+    assert "nonholonomic rows      4 -> velocity DOF 3" in report.text
     lean, steer, hub = model.euler_angle("frame", "ZXY", 1), joints["steer"].angle, joints["rear hub"].angle
     model.add_joint_torque(joints["steer"], 0.0, name="steer torque")
     state = model.state(fixed={lean: 0.0, steer: 0.0}, speeds={lean: 0.0, steer: 0.0, hub: v / 0.3})
