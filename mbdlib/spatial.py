@@ -64,7 +64,7 @@ from .spatial_joints import (  # noqa: F401 (SpatialBody, _tilde: re-exported, a
 from .system import ConstrainedSystem
 
 __all__ = ["SpatialModel", "SpatialMechanism", "SpatialBody", "SpatialJoint", "SpatialDriver",
-           "SpatialDofReport", "point_jacobian"]
+           "SpatialDofReport", "RollingDisk", "point_jacobian"]
 
 
 def _rolling_height(st, i, j, par):
@@ -165,7 +165,6 @@ class SpatialModel(SpatialMechanism):
         if any(x["name"] == load["name"] for x in self.loads):
             raise ModelError(f"a load named {load['name']!r} already exists; give a unique name=")
         self.loads.append(load)
-        self._changed()
         return load
 
     def add_spring_damper(self, body_i, body_j, point_i=(0.0, 0.0, 0.0), point_j=(0.0, 0.0, 0.0),
@@ -291,9 +290,8 @@ class SpatialModel(SpatialMechanism):
         nb = len(self.bodies)
         mass, J = self._inertias()
         x, v = q.reshape(nb, 7), qd.reshape(nb, 7)
-        w = 2 * (_euler_matrices(x[:, 3:], "body") @ v[:, 3:, None])            # ω′ = 2 L ṗ, (nb, 3, 1)
-        T = 0.5 * mass @ np.einsum("nc,nc->n", v[:, :3], v[:, :3]) + 0.5 * float(np.sum(w.transpose(0, 2, 1)
-                                                                                       @ J @ w))
+        w = 2 * (_euler_matrices(x[:, 3:], "body") @ v[:, 3:, None])[:, :, 0]          # ω′ = 2 L ṗ
+        T = 0.5 * (mass @ np.einsum("nc,nc->n", v[:, :3], v[:, :3]) + np.einsum("ni,nij,nj->", w, J, w))
         E = T - float(mass @ (x[:, :3] @ self.gravity))
         for s in self.springs:
             E += 0.5 * s["k"] * (self._spring_state(s, q, qd)[0] - s["l0"]) ** 2
