@@ -493,7 +493,7 @@ class SpatialJoint:
         self.elements = tuple(elements)
         self._coordinates = dict(coordinates or {})    # name -> (elements, outer function)
         self._index = None                              # the model's body indices, set when added
-        self._local = None
+        self._local, self._made = None, {}
 
     @property
     def n_eq(self) -> int:
@@ -541,9 +541,12 @@ class SpatialJoint:
         if self._index is None:
             raise ModelError(f"joint {self.name!r}: add it to a model first (its coordinates are the "
                              "model's)")
-        elements, outer = self._coordinates[kind]
-        return _coordinate(f"{self.name} {kind}", "rad" if kind == "angle" else "m",
-                           [(elements, self._index, None)], outer)
+        made = self._made.get(kind)
+        if made is None:                               # made once: its row layout is reused on each call
+            elements, outer = self._coordinates[kind]
+            made = self._made[kind] = _coordinate(f"{self.name} {kind}", "rad" if kind == "angle" else "m",
+                                                  [(elements, self._index, None)], outer)
+        return made
 
     @property
     def angle(self) -> Coordinate:
