@@ -47,7 +47,7 @@ class Part:
 
 
 def _outer(kind, parts, qd):
-    """Value, gradient and bias of ``g(p_1, ...)`` for g = identity, atan2(s, c) or asin(a)."""
+    """Value, gradient and bias of ``g(p_1, ...)`` for g = identity, atan2(s, c), asin(a) or acos(a)."""
     if kind == "identity":
         (p,) = parts
         return p.val, p.grad, p.quad
@@ -65,11 +65,15 @@ def _outer(kind, parts, qd):
         (a,) = parts
         rest = 1.0 - a.val**2
         if rest <= 0.0:
-            raise MbdError("coordinate: the angle is ±90° here, where its rate is undefined (gimbal lock "
-                           "of the sequence); choose another sequence")
+            raise MbdError("coordinate: the angle is at the end of its range here (±90° for asin, 0° or "
+                           "180° for acos: gimbal lock of the sequence), where its rate is undefined; choose "
+                           "another sequence")
         g1, g2 = 1.0 / math.sqrt(rest), a.val / rest**1.5
         ad = a.grad @ qd
         return math.asin(max(-1.0, min(1.0, a.val))), g1 * a.grad, g1 * a.quad + g2 * ad * ad
+    if kind == "acos":                                 # acos(a) = π/2 − asin(a)
+        value, grad, bias = _outer("asin", parts, qd)
+        return math.pi / 2 - value, -grad, -bias
     raise ValueError(kind)
 
 
@@ -83,7 +87,7 @@ class Coordinate:
         Angles are compared modulo 2π when a state is solved for them.
     pieces : callable
         ``pieces(q, qd)`` → list of :class:`Part` (``qd`` may be None: values and gradients only).
-    outer : {"identity", "atan2", "asin"}
+    outer : {"identity", "atan2", "asin", "acos"}
         How the pieces combine into the value.
 
     Calling the object gives the value: ``joint.angle(q)``; ``rate(q, qd)`` is ``c_q q̇`` and

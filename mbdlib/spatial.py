@@ -450,37 +450,49 @@ class SpatialModel(SpatialMechanism):
         return super().coordinate(key)
 
     def euler_angle(self, body, sequence: str, index: int) -> Coordinate:
-        """Angle ``index`` (0, 1 or 2) of a body's Tait–Bryan angles in ``sequence`` (named as in
-        ``scipy.spatial.transform.Rotation``: uppercase intrinsic, e.g. ``"ZXY"``, lowercase extrinsic),
-        as a :class:`~mbdlib.model.Coordinate` with exact gradient and bias.
+        """Angle ``index`` (0, 1 or 2) of a body's Euler angles in ``sequence`` (named as in
+        ``scipy.spatial.transform.Rotation``: uppercase intrinsic, e.g. ``"ZXY"``, lowercase extrinsic;
+        Tait–Bryan or proper, e.g. ``"ZXZ"``), as a :class:`~mbdlib.model.Coordinate` with exact gradient
+        and bias.
 
         Writing ``A = R_i(α) R_j(β) R_k(γ)`` (the intrinsic form, axes i ≠ j ≠ k, ε = ±1 their
         parity): the middle angle is ``β = asin(ε A_ik)``, the others ``α = atan2(−ε A_jk, A_kk)`` and
-        ``γ = atan2(−ε A_ij, A_ii)``, the same entries as :func:`mbdlib.rotations.euler_from_dcm`; each
-        DCM entry ``A_rc = e_rᵀ A e_c`` is a dot-1 jet of the body vector ``e_c`` and the fixed ``e_r``.
-        At ``β = ±90°`` (gimbal lock) the rates are undefined and an error is raised.
+        ``γ = atan2(−ε A_ij, A_ii)``, the same entries as :func:`mbdlib.rotations.euler_from_dcm`.  A
+        proper sequence ``R_i(α) R_j(β) R_i(γ)`` (c the third axis, ε the parity of (i, j, c)) has
+        ``β = acos(A_ii)``, ``α = atan2(A_ji, −ε A_ci)``, ``γ = atan2(A_ij, ε A_ic)``.  Each DCM entry
+        ``A_rc = e_rᵀ A e_c`` is a dot-1 jet of the body vector ``e_c`` and the fixed ``e_r``.  At gimbal
+        lock (``β = ±90°``, or ``0°``/``180°`` for a proper sequence) the rates are undefined and an error
+        is raised.
         """
         b = self.body(body)
         axes, order = _intrinsic_form(sequence)
         i, j, k = axes
-        if i == k:
-            raise ModelError(f"euler_angle: {sequence!r} is a proper Euler sequence; give a Tait–Bryan "
-                             "sequence (three different axes, e.g. 'ZXY' or 'zyx')")
         if isinstance(index, bool) or index not in (0, 1, 2):
             raise ModelError(f"euler_angle: index must be 0, 1 or 2 (the angle's place in {sequence!r}), "
                              f"got {index!r}")
-        eps, e = _parity(i, j, k), np.eye(3)
+        e = np.eye(3)
 
         def entry(r, c, sign=1.0):                     # sign · A[r, c] = (A (sign e_c))·e_r
             return _dot1_el(sign * e[c], e[r], 0, FIXED)
 
         which = order[index]
-        if which == 1:
-            elements, outer = (entry(i, k, eps),), "asin"
-        elif which == 0:
-            elements, outer = (entry(j, k, -eps), entry(k, k)), "atan2"
+        if i == k:                                     # proper Euler: R_i(α) R_j(β) R_i(γ), c the third axis
+            c = 3 - i - j
+            eps = _parity(i, j, c)
+            if which == 1:
+                elements, outer = (entry(i, i),), "acos"
+            elif which == 0:
+                elements, outer = (entry(j, i), entry(c, i, -eps)), "atan2"
+            else:
+                elements, outer = (entry(i, j), entry(i, c, eps)), "atan2"
         else:
-            elements, outer = (entry(i, j, -eps), entry(i, i)), "atan2"
+            eps = _parity(i, j, k)
+            if which == 1:
+                elements, outer = (entry(i, k, eps),), "asin"
+            elif which == 0:
+                elements, outer = (entry(j, k, -eps), entry(k, k)), "atan2"
+            else:
+                elements, outer = (entry(i, j, -eps), entry(i, i)), "atan2"
         return _coordinate(f"{b.name} {sequence}[{index}]", "rad", [(elements, (b.index,), None)], outer)
 
     # ------------------------------------------------------------------ the system

@@ -73,6 +73,28 @@ def test_heavy_top_precesses_steadily_at_the_analytic_rate():
     np.testing.assert_allclose(measured, rate, rtol=1e-7)
 
 
+def test_heavy_top_steady_precession_is_stable_with_the_closed_form_nutation_frequency():
+    """Linearized about steady precession (tilt θ0, precession Ω, spin ω3; both roots of the steady
+    condition), in the tilt (the ZXZ middle angle) with the rates of tilt, precession and spin as speeds:
+    the eigenvalues are 0, 0 (the conserved momenta about the vertical and the axis) and ±i ω_n with
+    ω_n² = Ω² sin²θ0 + ((C ω3 − 2 A Ω cos θ0) / A)² (A about the pivot), by hand from the Routhian of the
+    symmetric top: steady precession is stable."""
+    from mbdlib import linearize
+
+    theta, w3 = 0.5, 60.0
+    A_piv = A_CM + M_TOP * L_TOP**2
+    a, b, c = A_piv * np.cos(theta), -C_TOP * w3, M_TOP * G0 * L_TOP
+    for rate in ((-b - np.sqrt(b * b - 4 * a * c)) / (2 * a), (-b + np.sqrt(b * b - 4 * a * c)) / (2 * a)):
+        model = top(theta, w3 - rate * np.cos(theta), rate)
+        tilt, precession, spin = (model.euler_angle("top", "ZXZ", k) for k in (1, 0, 2))
+        lin = linearize(model.system(), [tilt], [tilt, precession, spin])
+        assert lin.is_equilibrium and lin.stable()
+        w_n = np.sqrt(rate**2 * np.sin(theta) ** 2 + ((C_TOP * w3 - 2 * A_piv * rate * np.cos(theta)) / A_piv) ** 2)
+        lam = lin.eigenvalues
+        np.testing.assert_allclose(np.sort(lam.imag), [-w_n, 0.0, 0.0, w_n], rtol=1e-7, atol=1e-7 * w_n)
+        np.testing.assert_allclose(lam.real, 0.0, atol=1e-7 * w_n)
+
+
 def test_top_off_steady_nutates_and_keeps_its_invariants():
     """Started without precession the top nods (the tilt changes), yet E, L_z and the spin stay."""
     model = top(0.4, 40.0, 0.0)
@@ -330,6 +352,32 @@ def test_rolling_disk_circles_steadily_where_kane_says_it_can(sympy_disk):
     np.testing.assert_allclose(np.diff(heading) / np.diff(res.t), turn, rtol=1e-6)
     assert res.energy_error < 1e-8 and res.violation.max() < 1e-10
     assert np.abs(res.violation_velocity).max() < 1e-9              # rolling held: the contact at rest
+
+
+def test_rolling_disk_linearized_equals_sympy_kanes_method_linearize():
+    """The upright disk rolling straight (a steady motion, a nonholonomic system: 7 Euler-parameter
+    coordinates, a height row and two rolling rows) linearized in its lean (ZXY middle angle) with the rates of
+    lean, spin and heading as speeds, against sympy's KanesMethod.linearize of the disk in Euler angles with
+    the angular velocity as generalized speeds (at the upright pose the two sets of speeds agree to first
+    order): A to 1e-9, and the eigenvalues."""
+    from mbdlib import SpatialModel, linearize
+
+    disk = rolling_disk_kanes_method(R_DISK, M_DISK, G0)
+    KM, (q1, q2, q3), (u1, u2, u3) = disk["KM"], disk["q"], disk["u"]
+    for w in (12.0, 3.0):                                   # stable and unstable (slow) rolling
+        op = {q1: 0.0, q2: 0.0, q3: 0.0, u1: 0.0, u2: w, u3: 0.0}
+        A_km = np.asarray(KM.linearize(A_and_B=True, op_point=op)[0].subs(op), dtype=float)
+        rows = [1, 3, 4, 5]                                 # (q2, u1, u2, u3) of (q1, q2, q3, u1, u2, u3)
+        model = SpatialModel(gravity=(0.0, 0.0, -G0))
+        model.add_body("disk", (0.0, 0.0, R_DISK), mass=M_DISK, velocity=(w * R_DISK, 0.0, 0.0),
+                       angular_velocity=(0.0, w, 0.0),
+                       inertia=[M_DISK * R_DISK**2 / 4, M_DISK * R_DISK**2 / 2, M_DISK * R_DISK**2 / 4])
+        model.add_rolling_disk("disk", R_DISK, axis=(0, 1, 0))
+        lean, spin, heading = (model.euler_angle("disk", "ZXY", k) for k in (1, 2, 0))
+        state = model.state(fixed={lean: 0.0}, speeds={lean: 0.0, spin: w, heading: 0.0})
+        lin = linearize(model.system(state), [lean], [lean, spin, heading], at=state)
+        np.testing.assert_allclose(lin.A, A_km[np.ix_(rows, rows)], atol=1e-9 * np.abs(A_km).max())
+        assert lin.is_equilibrium and lin.stable() == (w == 12.0)
 
 
 def bricard():
