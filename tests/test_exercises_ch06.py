@@ -34,11 +34,11 @@ from nbformat.v4 import new_code_cell
 from mbdlib import PlanarModel
 from mbdlib.checks import check_model
 from mbdlib.dae import cartesian_pendulum, simulate
-from mbdlib.schemes import Baumgarte
 from mbdlib.exercises import evaluate, exercises, get
 from mbdlib.exercises.ch06 import model_answer
 from mbdlib.exercises.core import judge
 from mbdlib.exercises.grade import _judge_value, execute, records_in
+from mbdlib.schemes import Baumgarte
 
 ROOT = Path(__file__).resolve().parents[1]
 G, R, L, THETA0 = 9.81, 0.10, 0.40, math.radians(60.0)

@@ -89,7 +89,8 @@ def test_heavy_top_steady_precession_is_stable_with_the_closed_form_nutation_fre
         tilt, precession, spin = (model.euler_angle("top", "ZXZ", k) for k in (1, 0, 2))
         lin = linearize(model.system(), [tilt], [tilt, precession, spin])
         assert lin.is_equilibrium and lin.stable()
-        w_n = np.sqrt(rate**2 * np.sin(theta) ** 2 + ((C_TOP * w3 - 2 * A_piv * rate * np.cos(theta)) / A_piv) ** 2)
+        gyro = (C_TOP * w3 - 2 * A_piv * rate * np.cos(theta)) / A_piv
+        w_n = np.sqrt(rate**2 * np.sin(theta) ** 2 + gyro**2)
         lam = lin.eigenvalues
         np.testing.assert_allclose(np.sort(lam.imag), [-w_n, 0.0, 0.0, w_n], rtol=1e-7, atol=1e-7 * w_n)
         np.testing.assert_allclose(lam.real, 0.0, atol=1e-7 * w_n)
@@ -356,8 +357,8 @@ def test_rolling_disk_circles_steadily_where_kane_says_it_can(sympy_disk):
 
 def test_rolling_disk_linearized_equals_sympy_kanes_method_linearize():
     """The upright disk rolling straight (a steady motion, a nonholonomic system: 7 Euler-parameter
-    coordinates, a height row and two rolling rows) linearized in its lean (ZXY middle angle) with the rates of
-    lean, spin and heading as speeds, against sympy's KanesMethod.linearize of the disk in Euler angles with
+    coordinates, a height row and two rolling rows) linearized in its lean (ZXY middle angle) with the rates
+    of lean, spin and heading as speeds, against sympy's KanesMethod.linearize of the disk in Euler angles with
     the angular velocity as generalized speeds (at the upright pose the two sets of speeds agree to first
     order): A to 1e-9, and the eigenvalues."""
     from mbdlib import SpatialModel, linearize
