@@ -23,12 +23,12 @@ from exercise_helpers import Exploding, assert_correct, assert_hint, assert_neve
 
 from mbdlib.constraints import KnifeEdge, PointOnLine, RackPinion
 from mbdlib.dae import accelerations, cartesian_pendulum, simulate
-from mbdlib.schemes import Baumgarte
-from mbdlib.system import Assembly
 from mbdlib.exercises import check, evaluate, exercises, get
 from mbdlib.exercises.ch03 import MECHANISMS, build_mechanism, frobenius_integrable
 from mbdlib.exercises.core import _VARIANT, encode_variant, judge, outputs_of, use_variant
 from mbdlib.planar import PlanarModel
+from mbdlib.schemes import Baumgarte
+from mbdlib.system import Assembly
 
 SEEDS = (11, 12, 13)  # three students' variants
 

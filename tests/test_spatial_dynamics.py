@@ -358,9 +358,9 @@ def test_rolling_disk_circles_steadily_where_kane_says_it_can(sympy_disk):
 def test_rolling_disk_linearized_equals_sympy_kanes_method_linearize():
     """The upright disk rolling straight (a steady motion, a nonholonomic system: 7 Euler-parameter
     coordinates, a height row and two rolling rows) linearized in its lean (ZXY middle angle) with the rates
-    of lean, spin and heading as speeds, against sympy's KanesMethod.linearize of the disk in Euler angles with
-    the angular velocity as generalized speeds (at the upright pose the two sets of speeds agree to first
-    order): A to 1e-9, and the eigenvalues."""
+    of lean, spin and heading as speeds, against sympy's KanesMethod.linearize of the disk in Euler angles
+    with the angular velocity as generalized speeds (at the upright pose the two sets of speeds agree to
+    first order): A to 1e-9, and the stability."""
     from mbdlib import SpatialModel, linearize
 
     disk = rolling_disk_kanes_method(R_DISK, M_DISK, G0)
