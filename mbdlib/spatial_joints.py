@@ -718,10 +718,17 @@ class SpatialMechanism(Model):
         si, sj = _v3(point_i, "point_i"), _v3(point_j, "point_j")
         return self._add("spherical", name, [body_i, body_j], ["x", "y", "z"], [_spherical_el(si, sj)])
 
-    def _axes(self, body_i, body_j, axis_i, axis_j):
+    def _who(self, kind, body_i, body_j, name):
+        """How messages name a joint being added: by its name, else by its bodies."""
+        if name is not None:
+            return f"{kind} {str(name)!r}"
+        return f"{kind} between {self.body(body_i).name!r} and {self.body(body_j).name!r}"
+
+    def _axes(self, body_i, body_j, axis_i, axis_j, who=""):
         """``u_i``, its perpendiculars ``f_i, g_i`` and body j's axis ``h_j`` (default: ``u_i`` carried)."""
-        ui = _unit3(axis_i, "axis_i")
-        hj = self._carry(body_i, body_j, ui) if axis_j is None else _unit3(axis_j, "axis_j")
+        ui = _unit3(axis_i, f"{who}: axis_i" if who else "axis_i")
+        hj = self._carry(body_i, body_j, ui) if axis_j is None else \
+            _unit3(axis_j, f"{who}: axis_j" if who else "axis_j")
         fi, gi = _perpendiculars(ui)
         return ui, fi, gi, hj
 
@@ -735,8 +742,9 @@ class SpatialMechanism(Model):
         """Revolute joint: spherical + ``h_j ⊥ f_i, g_i`` (axes stay parallel; 5 equations; Nikravesh
         1988, §7.3).  ``axis_j`` defaults to ``axis_i`` carried into body j by the initial orientations.
         Its coordinate is ``joint.angle``."""
-        _, fi, gi, hj = self._axes(body_i, body_j, axis_i, axis_j)
-        si, sj = _v3(point_i, "point_i"), _v3(point_j, "point_j")
+        who = self._who("revolute", body_i, body_j, name)
+        _, fi, gi, hj = self._axes(body_i, body_j, axis_i, axis_j, who)
+        si, sj = _v3(point_i, f"{who}: point_i"), _v3(point_j, f"{who}: point_j")
         return self._add("revolute", name, [body_i, body_j], ["x", "y", "z", "axis f", "axis g"],
                          [_spherical_el(si, sj), _dot1_el(fi, hj), _dot1_el(gi, hj)],
                          {"angle": self._angle(body_i, body_j, fi, gi)})
@@ -744,8 +752,9 @@ class SpatialMechanism(Model):
     def add_universal(self, body_i, body_j, point_i=(0, 0, 0), point_j=(0, 0, 0), axis_i=(1, 0, 0),
                       axis_j=(0, 1, 0), name=None) -> SpatialJoint:
         """Universal (Hooke) joint: spherical + ``(A_i h_i)ᵀ (A_j h_j) = 0`` (the cross; 4 equations)."""
-        hi, hj = _unit3(axis_i, "axis_i"), _unit3(axis_j, "axis_j")
-        si, sj = _v3(point_i, "point_i"), _v3(point_j, "point_j")
+        who = self._who("universal", body_i, body_j, name)
+        hi, hj = _unit3(axis_i, f"{who}: axis_i"), _unit3(axis_j, f"{who}: axis_j")
+        si, sj = _v3(point_i, f"{who}: point_i"), _v3(point_j, f"{who}: point_j")
         return self._add("universal", name, [body_i, body_j], ["x", "y", "z", "cross"],
                          [_spherical_el(si, sj), _dot1_el(hi, hj)])
 
@@ -757,8 +766,9 @@ class SpatialMechanism(Model):
         """Prismatic joint (5 equations; Haug 1989, §9.3): axes parallel (2 dot-1), ``P_j`` on the
         axis of body i (2 dot-2), and no rotation about the axis (1 dot-1 with a body-j vector that
         is perpendicular to ``f_i`` in the initial configuration).  Its coordinate is ``joint.slide``."""
-        ui, fi, gi, hj = self._axes(body_i, body_j, axis_i, axis_j)
-        si, sj = _v3(point_i, "point_i"), _v3(point_j, "point_j")
+        who = self._who("prismatic", body_i, body_j, name)
+        ui, fi, gi, hj = self._axes(body_i, body_j, axis_i, axis_j, who)
+        si, sj = _v3(point_i, f"{who}: point_i"), _v3(point_j, f"{who}: point_j")
         gj = self._carry(body_i, body_j, gi)
         return self._add(
             "prismatic", name, [body_i, body_j], ["axis f", "axis g", "line f", "line g", "twist"],
@@ -770,8 +780,9 @@ class SpatialMechanism(Model):
         """Cylindrical joint: the prismatic joint without its twist row (4 equations: axes parallel,
         ``P_j`` on the axis of body i); it slides along and turns about the axis: ``joint.slide`` and
         ``joint.angle``."""
-        ui, fi, gi, hj = self._axes(body_i, body_j, axis_i, axis_j)
-        si, sj = _v3(point_i, "point_i"), _v3(point_j, "point_j")
+        who = self._who("cylindrical", body_i, body_j, name)
+        ui, fi, gi, hj = self._axes(body_i, body_j, axis_i, axis_j, who)
+        si, sj = _v3(point_i, f"{who}: point_i"), _v3(point_j, f"{who}: point_j")
         return self._add(
             "cylindrical", name, [body_i, body_j], ["axis f", "axis g", "line f", "line g"],
             [_dot1_el(fi, hj), _dot1_el(gi, hj), _dot2_el(fi, si, sj), _dot2_el(gi, si, sj)],
