@@ -31,7 +31,7 @@ from exercise_helpers import (
 from oracles import rolling_disk_kanes_method
 from scipy.integrate import solve_ivp
 
-from mbdlib import PlanarModel
+from mbdlib import PlanarModel, Projection, simulate
 from mbdlib.exercises import evaluate, exercises, get
 from mbdlib.exercises.ch07 import bricard, chain, disk_on_circle, lean_of
 from mbdlib.exercises.core import judge
@@ -202,7 +202,7 @@ def test_7_4_counts_by_finite_difference_rank_and_mistakes():
         joints = p["joints"]
         assert set(joints) == set(ROWS) and len(joints) in (5, 7)
         model = chain(joints)
-        q = model.assemble()
+        q = model.assemble().q0
         J, rank = fd_rank(model.phi, q)
         n, m = J.shape[1], J.shape[0]
         nb = len(joints) + 1
@@ -221,7 +221,7 @@ def test_7_4_counts_by_finite_difference_rank_and_mistakes():
 # ---------------------------------------------------------------- 7.5 Bricard
 def test_7_5_rank_by_finite_differences_and_mistakes():
     model = bricard()
-    q = model.assemble()
+    q = model.assemble().q0
     J, rank = fd_rank(model.phi, q)
     assert J.shape == (42, 42) and rank == 41
     grubler = 6 * 5 - 6 * 5
@@ -254,7 +254,8 @@ def simulated_precession(m, l, A_c, C, theta_deg, w3, t_end=0.4):
     model.add_body("top", r, p, mass=m, inertia=[A_c, A_c, C], velocity=np.cross(omega, r),
                    angular_velocity=omega)
     model.add_spherical("base", "top", (0, 0, 0), (0, 0, -l))
-    res = simulate(model.system(), t_end, Projection(rtol=1e-10, atol=1e-10), t_eval=np.linspace(0, t_end, 41))
+    res = simulate(model.system(), t_end, Projection(rtol=1e-10, atol=1e-10),
+                   t_eval=np.linspace(0, t_end, 41))
     tips = np.array([dcm_from_quat(q[10:14] / np.linalg.norm(q[10:14])) @ [0, 0, 1.0] for q in res.q])
     az = np.unwrap(np.arctan2(tips[:, 1], tips[:, 0]))
     return rate, (az[-1] - az[0]) / t_end, np.ptp(np.arccos(tips[:, 2]))

@@ -5,11 +5,11 @@ parameters ``p = (e0, e1, e2, e3)`` (scalar first) tied by the normalization row
 ``ω′ = 2 L ṗ`` with ``L = [-e, -ẽ + e0 I]``, and the rotational block of the mass matrix is
 ``4 Lᵀ J′ L`` (:mod:`mbdlib.spatial`).  The exercises go from one body (7.1-7.3) to joints and counts
 (7.4, 7.5) and to steady motions and nonholonomic rows (7.6-7.8).  Every key comes from mbdlib's public
-API (``SpatialModel`` and its ``M``, ``dof_report``, ``B``, ``simulate``;
-:func:`~mbdlib.rotations.omega_from_quat_rates`) or from a closed form that the tests check against an
-independent computation (a simulation, a sympy derivation).  Hints say what is wrong (a factor 2 or 4,
-scalar-last, body vs global components, a missing normalization row, Grübler instead of the rank ...)
-without printing the expected value.
+API (``SpatialModel`` and its ``M`` and ``dof_report``, the ranks included; :func:`mbdlib.simulate` of
+the system ``model.system()`` builds; :func:`~mbdlib.rotations.omega_from_quat_rates`) or from a closed
+form that the tests check against an independent computation (a simulation, a sympy derivation).
+Hints say what is wrong (a factor 2 or 4, scalar-last, body vs global components, a missing
+normalization row, Grübler instead of the rank ...) without printing the expected value.
 
 7.3 asks for a FUNCTION, ``rotational_mass(p, J)`` returning ``4 Lᵀ J′ L``, graded on hidden random
 states and inertias against the block of :meth:`SpatialModel.M` (without its shift ``k p pᵀ``).
@@ -53,7 +53,9 @@ from functools import cache
 
 import numpy as np
 
+from ..dae import simulate
 from ..rotations import _G, dcm_from_axis_angle, dcm_from_quat, omega_from_quat_rates, quat_from_dcm
+from ..schemes import Projection
 from ..spatial import SpatialModel
 from .core import Exercise, Mistake, register
 
@@ -501,10 +503,12 @@ def disk_on_circle(radius, lean, speed, turn, lean_rate=0.0, mass=DISK_MASS) -> 
     along +x; its heading turns at ``turn`` (rad/s, about +z); ``lean_rate`` (rad/s) makes the lean grow.
     The spin follows from rolling (the contact point at rest).
 
+    The velocities are consistent with rolling (the contact point at rest): ``model.system()`` keeps them.
+
     >>> m = disk_on_circle(0.3, 0.35, 1.5, 1.5)
     >>> r = m.dof_report()
-    >>> r.coordinates, r.constraints, m.B(m.q_guess()).shape[0]
-    (7, 2, 2)
+    >>> r.coordinates, r.constraints, r.nonholonomic, r.dof, r.velocity_dof
+    (7, 2, 2, 5, 3)
     """
     c, s = math.cos(lean), math.sin(lean)
     A = np.array([[1.0, 0.0, 0.0], [0.0, c, s], [0.0, -s, c]])  # columns: heading, axis, up in the disk
@@ -528,11 +532,9 @@ def lean_of(q) -> float:
 
 @cache
 def _disk_counts():
-    m = disk_on_circle(0.3, 0.3, 1.0, 1.0)
-    q = m.q_guess()
-    J, B = m.phi_q(q), m.B(q)
-    return np.array([m.n, J.shape[0], B.shape[0], m.n - np.linalg.matrix_rank(J),
-                     m.n - np.linalg.matrix_rank(np.vstack([J, B]))], dtype=float)
+    """The library's counts: position DOF by the rank of Φ_q, velocity DOF by the rank of [Φ_q; B]."""
+    r = disk_on_circle(0.3, 0.3, 1.0, 1.0).dof_report()
+    return np.array([r.coordinates, r.constraints, r.nonholonomic, r.dof, r.velocity_dof], dtype=float)
 
 
 register(
@@ -618,7 +620,7 @@ PUSH = {"radius": 0.3, "speed": 1.5, "lean_deg": 20.0, "lean_rate": 0.5, "t_end"
 def _lean_after(radius, speed, lean_deg, lean_rate, t_end, rate_sign=1.0, size=True):
     turn = speed / circle_radius(radius, speed, lean_deg, size=size)
     m = disk_on_circle(radius, math.radians(lean_deg), speed, turn, rate_sign * lean_rate)
-    res = m.simulate(t_end, rtol=1e-10, atol=1e-10, t_eval=[0.0, t_end])
+    res = simulate(m.system(), t_end, Projection(rtol=1e-10, atol=1e-10), t_eval=[0.0, t_end])
     return lean_of(res.q[-1])
 
 
