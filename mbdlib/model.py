@@ -203,6 +203,19 @@ class Model:
         given velocities projected onto ``Φ_q q̇ = −Φ_t``, ``B q̇ = 0`` with the least mass-weighted
         change (Haug 1989, §6.3).  The result is kept: ``q0``, ``qd0`` and ``system()`` use it."""
         self._assembly = self.state(t=t0, tol=tol, max_iter=max_iter)
+        self._assembled_from = self._guesses()
+        return self._assembly
+
+    def _guesses(self):
+        """The guesses an assembly starts from, to tell whether a kept assembly is still the model's (a body's
+        position or velocity may be changed in place after the model assembled)."""
+        q = self.q_guess()
+        return q.tobytes(), self.qd_guess(q).tobytes()
+
+    def _kept(self) -> Assembly:
+        """The kept assembly if the guesses have not changed since it was made, else a new one."""
+        if self._assembly is None or getattr(self, "_assembled_from", None) != self._guesses():
+            return self.assemble()
         return self._assembly
 
     def state(self, fixed=None, speeds=None, t: float = 0.0, tol: float = 1e-10,
@@ -305,12 +318,12 @@ class Model:
     @property
     def q0(self) -> np.ndarray:
         """The assembled start coordinates (:meth:`assemble` on first use), shape ``(n,)``."""
-        return (self._assembly or self.assemble()).q0
+        return self._kept().q0
 
     @property
     def qd0(self) -> np.ndarray:
         """The consistent start rates, shape ``(n,)``."""
-        return (self._assembly or self.assemble()).qd0
+        return self._kept().qd0
 
     # ---------------------------------------------------------------- the system
     def system(self, state: Assembly | None = None) -> ConstrainedSystem:
@@ -325,7 +338,7 @@ class Model:
     def _start(self, state: Assembly | None) -> Assembly:
         """The start state of :meth:`system`: ``state`` checked, or the assembled one (with the warning)."""
         if state is None:
-            state = self._assembly or self.assemble()
+            state = self._kept()
             warn_velocity_change(self._describe(), self.qd_guess(state.q0), state.qd0, self.coordinate_names)
         elif not isinstance(state, Assembly):
             raise ModelError("system: state must be an Assembly (from model.state(...) or "

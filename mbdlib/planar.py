@@ -357,7 +357,7 @@ class PlanarModel(Model):
         return joint
 
     def _best_q(self):
-        return self._assembly.q0 if self._assembly is not None else self.q_guess()
+        return self._kept().q0 if self._assembly is not None else self.q_guess()
 
     def add_knife_edge(self, body, point=(0.0, 0.0), axis=(1.0, 0.0), name=None) -> KnifeEdge:
         """Nonholonomic knife edge: ``point`` of ``body`` cannot move across ``axis`` (``B q̇ = 0``)."""

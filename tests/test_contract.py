@@ -246,3 +246,24 @@ def test_chaplygin_sleigh_steady_motion_linearized_in_closed_form():
     assert lin.is_equilibrium and lin.stable()
     qdd = accelerations(system, 0.0, system.q0, system.qd0)[0]
     np.testing.assert_allclose(qdd, 0.0, atol=1e-12)          # steady: nothing accelerates
+
+
+def test_a_body_changed_in_place_after_assembly_is_seen():
+    """Changing a body's initial pose or velocity after the model assembled (dof_report, q0) is not
+    ignored: the kept assembly is made again from the new guesses, without a warning."""
+    import warnings
+
+    from mbdlib import SpatialModel
+
+    model = SpatialModel(gravity=(0.0, 0.0, -G))
+    body = model.add_body("b", inertia=[1.0, 1.0, 1.0])
+    model.dof_report()
+    body.velocity = np.array([1.0, 0.0, 0.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(model.system().qd0[:3], [1.0, 0.0, 0.0])
+    planar, pin = pendulum_planar()
+    before = planar.q0.copy()
+    planar.bodies[0].angle = -np.pi / 2 + 0.3                    # a guess 0.3 rad away: assembled again
+    assert abs(pin.angle(planar.q0) - pin.angle(before)) > 0.1
+    assert np.abs(planar.phi(planar.q0)).max() < 1e-10
