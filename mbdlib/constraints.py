@@ -54,7 +54,8 @@ __all__ = [
 
 # --------------------------------------------------------------------------- kinematic primitives
 class _Vec:
-    """A global 2-vector built from body points/vectors: value, Jacobian, velocity, quadratic acceleration."""
+    """A global vector built from body points/vectors: value, Jacobian, velocity, quadratic acceleration
+    (the planar 2-vectors here; :mod:`mbdlib.spatial_joints` subclasses it for batches of 3-vectors)."""
 
     __slots__ = ("val", "jac", "vel", "acc")
 
@@ -64,7 +65,7 @@ class _Vec:
     def __sub__(self, other):
         vel = None if self.vel is None else self.vel - other.vel
         acc = None if self.acc is None else self.acc - other.acc
-        return _Vec(self.val - other.val, self.jac - other.jac, vel, acc)
+        return type(self)(self.val - other.val, self.jac - other.jac, vel, acc)
 
     def component(self, i: int) -> _Scalar:
         return _Scalar(self.val[i], self.jac[i], None if self.acc is None else self.acc[i])

@@ -33,7 +33,7 @@ from ._backend import as_backend
 from .chain import Chain
 from .errors import ModelError, ShapeError, SingularityError
 from .kinematics import forward_kinematics
-from .model import Coordinate, Model, linear_coordinate
+from .model import Coordinate, UnconstrainedModel, linear_coordinate
 from .newton_euler import _inward_pass, as_output, external_loads, gravity_vector, rnea
 from .rotations import skew
 
@@ -237,7 +237,7 @@ def energy(chain: Chain, q, qd, gravity=None):
 
 
 # ----------------------------------------------------------------- the chain as a model
-class ChainModel(Model):
+class ChainModel(UnconstrainedModel):
     """An open chain (:class:`mbdlib.Chain`) in joint coordinates as a model.
 
     No constraints: ``M(q)`` by :func:`mass_matrix` (CRBA) and ``Q = τ − h(q, q̇) − G(q)`` by
@@ -272,7 +272,6 @@ class ChainModel(Model):
         if tau is not None and not callable(tau):
             tau = _numeric_vector(tau, chain, "tau")
         self.tau = tau
-        self.labels: list[str] = []
         self.coordinate_names = list(chain.joint_names)
         self._assembly = None
         self.set_initial(np.zeros(self.n) if q0 is None else q0, qd0)
@@ -320,21 +319,6 @@ class ChainModel(Model):
 
     def Q(self, t, q, qd):
         return self._torque(t, q, qd) - np.asarray(bias_forces(self.chain, q, qd, self.gravity), dtype=float)
-
-    def phi(self, q, t=0.0):
-        return np.zeros(0)
-
-    def phi_q(self, q, t=0.0):
-        return np.zeros((0, self.n))
-
-    def phi_t(self, q, t=0.0):
-        return np.zeros(0)
-
-    def gamma(self, q, qd, t=0.0):
-        return np.zeros(0)
-
-    B = phi_q
-    b_gamma = gamma
 
     def energy(self, q, qd):
         return float(sum(energy(self.chain, q, qd, self.gravity)))

@@ -49,7 +49,7 @@ from .kane_closed import (
     closed_rates,
     trig_canonical,
 )
-from .model import Coordinate, Model, linear_coordinate
+from .model import Coordinate, UnconstrainedModel, linear_coordinate
 from .system import Assembly, ConstrainedSystem
 
 __all__ = ["fourbar_arm", "FourBarArm", "FourBarEquations", "FOURBAR_DEFAULTS"]
@@ -172,7 +172,7 @@ class FourBarEquations(ClosedKaneEquations):
     params: dict | None = None
 
 
-class FourBarArm(Model):
+class FourBarArm(UnconstrainedModel):
     """The four-bar arm (see the module notes); build it with :func:`fourbar_arm`.
 
     As a model its coordinates are the actuated angles ``q = (q1, q2)`` (no constraints: the loop is
@@ -189,7 +189,6 @@ class FourBarArm(Model):
     """
 
     n = 2
-    labels: list = []
     coordinate_names = ["q1", "q2"]
 
     def __init__(self, **params):
@@ -413,21 +412,6 @@ class FourBarArm(Model):
     def Q(self, t, q, qd):
         """``−(h + G)`` by the recursion: no actuator torques (those are :meth:`system`'s ``tau``)."""
         return -self.inverse_dynamics(q, qd, [0.0, 0.0])
-
-    def phi(self, q, t=0.0):
-        return np.zeros(0)
-
-    def phi_q(self, q, t=0.0):
-        return np.zeros((0, 2))
-
-    def phi_t(self, q, t=0.0):
-        return np.zeros(0)
-
-    def gamma(self, q, qd, t=0.0):
-        return np.zeros(0)
-
-    B = phi_q
-    b_gamma = gamma
 
     def system(self, state: Assembly | None = None, tau=None, compiled: bool = True) -> ConstrainedSystem:
         """The arm's :class:`~mbdlib.system.ConstrainedSystem`: ``M(q) q̈ = τ − h − G`` in ``q = (q1, q2)``.

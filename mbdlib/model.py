@@ -32,7 +32,7 @@ from .errors import MbdError, ModelError, ShapeError
 from .linalg import newton_solve, rank_analysis, weighted_least_change
 from .system import Assembly, ConstrainedSystem, warn_velocity_change
 
-__all__ = ["Coordinate", "Model", "Part", "linear_coordinate"]
+__all__ = ["Coordinate", "Model", "UnconstrainedModel", "Part", "linear_coordinate"]
 
 
 # ====================================================================== chosen coordinates
@@ -356,3 +356,26 @@ class Model:
             B=self.B, b_gamma=self.b_gamma, energy=self.energy, q0=state.q0, qd0=state.qd0, t0=state.t0,
             labels=self.labels, coordinate_names=self.coordinate_names, structure=self._structure(),
             inputs=self._inputs(), name=self._describe())
+
+
+class UnconstrainedModel(Model):
+    """A model without constraint equations (an open chain in joint coordinates, the four-bar arm with its
+    loop closed inside its equations): Φ, Φ_q, Φ_t, γ, B and b_γ are empty."""
+
+    labels: list = []
+
+    def phi(self, q, t=0.0):
+        return np.zeros(0)
+
+    def phi_q(self, q, t=0.0):
+        return np.zeros((0, self.n))
+
+    def phi_t(self, q, t=0.0):
+        return np.zeros(0)
+
+    def gamma(self, q, qd, t=0.0):
+        return np.zeros(0)
+
+    B = phi_q
+    b_gamma = gamma
+

@@ -50,6 +50,7 @@ import numpy as np
 from . import _validate
 from .bodies import RigidBody
 from .constraints import DofReport, motion_of
+from .constraints import _Vec as _PlanarVec
 from .errors import ModelError, ShapeError
 from .linalg import nearby_rank, numerical_rank, rank_analysis
 from .model import Coordinate, Model, Part
@@ -181,23 +182,15 @@ class _State:
             self.rd, self.pd, self.qd = v[:, :3], v[:, 3:], v.ravel()
 
 
-class _Vec:
-    """A jet of N global 3-vectors made of body points and body vectors.
+class _Vec(_PlanarVec):
+    """A jet of N global 3-vectors made of body points and body vectors (the planar jet's fields, batched).
 
     ``val`` (N, 3); ``jac`` (N, 3, 14): the derivative with respect to the 7 coordinates of the row's body
     i (columns 0-6) and of its body j (columns 7-13); ``vel`` (N, 3) = ``jac q̇``; ``acc`` (N, 3): the
     second time derivative without its ``q̈`` term.  ``vel`` and ``acc`` are None at position level.
     """
 
-    __slots__ = ("val", "jac", "vel", "acc")
-
-    def __init__(self, val, jac, vel=None, acc=None):
-        self.val, self.jac, self.vel, self.acc = val, jac, vel, acc
-
-    def __sub__(self, other):
-        vel = None if self.vel is None else self.vel - other.vel
-        acc = None if self.acc is None else self.acc - other.acc
-        return _Vec(self.val - other.val, self.jac - other.jac, vel, acc)
+    __slots__ = ()
 
     def components(self):
         """The three components as rows (element-major: x, y, z of row 0, then of row 1, ...)."""
