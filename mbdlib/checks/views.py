@@ -385,7 +385,7 @@ def _system_view(system, q, gravity, name, relative=None, model_gravity=None, ki
         bodies, joints, edges = _relative_structure(relative)
     kind = kind or (type(relative).__name__ if relative is not None else "ConstrainedSystem")
     return ModelView(
-        name=name or kind,
+        name=name or (system.name if relative is None and model_gravity is None else kind),
         kind=kind,
         model=relative if relative is not None else system,
         dim=None if g is None else len(g),
