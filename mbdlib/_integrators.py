@@ -116,7 +116,7 @@ def _check_damped_passage(system, t, y, q, qd, scale, seen, count):
     change = abs(system.energy(q, qd) - system.energy(y[:n], y[n:])) / max(scale[0], 1e-300)
     if change > DAMPED_ENERGY_TOL:
         raise SingularityError(
-            f"simulate(singular='damp'): after passing a singular position at t = {t:.6g} the projection "
+            f"simulate (Projection(singular='damp')): after passing a singular position at t = {t:.6g} the projection "
             f"changed the energy by {change:.1e} of its scale (the limit is {DAMPED_ENERGY_TOL:g}): the "
             "damped steps may have left the branch of the motion. Use scheme=AugmentedLagrangian(), or "
             "smaller rtol and atol.")
@@ -247,7 +247,7 @@ def _run_adaptive(system, stepper, state, lam, t0, t_end, t_eval, dt, penalty_of
             factor = SHRINK_MIN if not np.isfinite(err) else max(SHRINK_MIN, SAFETY * err ** (-1.0 / 3.0))
             h = h_try * factor
             if h < h_min:
-                raise MbdError(f"simulate (augmented_lagrangian): the step fell below {h_min:.1e} s at "
+                raise MbdError(f"simulate (AugmentedLagrangian): the step fell below {h_min:.1e} s at "
                                f"t = {t:.6g} (rtol {rtol:g}, atol {atol:g}); loosen rtol and atol, or "
                                "use AugmentedLagrangian(adaptive=False) with a small dt")
             continue

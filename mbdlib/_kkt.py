@@ -284,7 +284,7 @@ def project_positions(system, q, t=0.0, tol=1e-12, max_iter=20, damp=False):
     max_iter : int
     damp : bool
         Where ``Φ_q M⁻¹ Φ_qᵀ`` is singular (a singular position), take damped least-squares steps
-        that leave its weak directions alone (``simulate(..., singular="damp")``).
+        that leave its weak directions alone (``Projection(singular="damp")``).
 
     Returns
     -------

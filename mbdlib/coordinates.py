@@ -335,7 +335,7 @@ class RelativeModel(Model):
         J = self.kinematics(q)[1]
         return q, np.linalg.lstsq(J, xd, rcond=None)[0]
 
-    # ------------------------------------------------------------------ the system protocol
+    # ------------------------------------------------------------------ the equations (the system binds them)
     def _local(self, k, x):
         return np.concatenate([np.zeros(3) if b < 0 else x[3 * b:3 * b + 3] for b in self._cut_index[k]])
 

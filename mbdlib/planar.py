@@ -433,7 +433,7 @@ class PlanarModel(Model):
         self.loads.append(load)
         return load
 
-    # ------------------------------------------------------------------ the system protocol
+    # ------------------------------------------------------------------ the equations (the system binds them)
     def _local(self, x, k):
         return np.concatenate([x, np.zeros(3)])[self._index[k]]
 

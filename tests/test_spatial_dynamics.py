@@ -415,7 +415,7 @@ def test_bricard_linkage_moves_although_grubler_says_it_cannot():
 
 
 def test_check_model_accepts_spatial_models():
-    """The modelling checklist runs on a SpatialModel (through the SYSTEM PROTOCOL): the RSSR passes its
+    """The modelling checklist runs on a SpatialModel (through its system): the RSSR passes its
     DOF and redundancy checks; the Bricard linkage's redundant row is reported."""
     from mbdlib import check_model
 

@@ -134,7 +134,7 @@ def step1(v: ModelView, units) -> list:
 # ====================================================================== step 2: mass and inertia
 def _no_structure(key):
     return item(
-        key, "info", "not available: the model exposes only the SYSTEM PROTOCOL (no bodies or joints)"
+        key, "info", "not available: a ConstrainedSystem has equations only (no bodies or joints)"
     )
 
 
