@@ -118,8 +118,8 @@ def _check_damped_passage(system, t, y, q, qd, scale, seen, count):
         raise SingularityError(
             f"simulate (Projection(singular='damp')): after passing a singular position at t = {t:.6g} the "
             f"projection changed the energy by {change:.1e} of its scale (the limit is "
-            f"{DAMPED_ENERGY_TOL:g}): the damped steps may have left the branch of the motion. Use scheme=AugmentedLagrangian(), or "
-            "smaller rtol and atol.")
+            f"{DAMPED_ENERGY_TOL:g}): the damped steps may have left the branch of the motion. Use "
+            "scheme=AugmentedLagrangian(), or smaller rtol and atol.")
 
 
 def _time_grid(t0, t_end, t_eval, dt):
