@@ -27,6 +27,7 @@ Lagrange multipliers for the loop (:meth:`FourBarArm.lagrange_inverse_dynamics`,
 
 from __future__ import annotations
 
+import math
 import numbers
 from dataclasses import dataclass
 from functools import cache
@@ -197,6 +198,7 @@ class FourBarArm(UnconstrainedModel):
         self.closed = self._closed(self.chain, p)
         self._compiled = None
         self._assembly = None
+        self._parallelogram = None
 
     # ------------------------------------------------------------------ construction
     @staticmethod
@@ -219,9 +221,11 @@ class FourBarArm(UnconstrainedModel):
     @property
     def is_parallelogram(self) -> bool:
         """True if L3 = |b2|, b2 along −x2 and L4 = L1 (then θ2 = q2 + π, θ4 = q1)."""
-        p = self.params
-        pin_on_axis = np.allclose(p["b2"], (-p["L3"], 0.0), rtol=0, atol=1e-12)
-        return bool(pin_on_axis and abs(p["L4"] - p["L1"]) < 1e-12)
+        if self._parallelogram is None:               # the parameters never change: decided once
+            p = self.params
+            pin_on_axis = np.allclose(p["b2"], (-p["L3"], 0.0), rtol=0, atol=1e-12)
+            self._parallelogram = bool(pin_on_axis and abs(p["L4"] - p["L1"]) < 1e-12)
+        return self._parallelogram
 
     # ------------------------------------------------------------------ kinematics
     def passive_angles(self, q) -> np.ndarray:
@@ -243,19 +247,22 @@ class FourBarArm(UnconstrainedModel):
         p = self.params
         if self.is_parallelogram:
             return (np.array([q[1] + np.pi, q[0]]) + np.pi) % (2 * np.pi) - np.pi
-        A, E = p["L3"] * _e(q[1]), p["L1"] * _e(q[0])
-        L4, c = p["L4"], float(np.hypot(*p["b2"]))
-        dist = float(np.hypot(*(E - A)))
-        a = (L4**2 - c**2 + dist**2) / (2 * dist) if dist > 0 else np.nan
+        # scalars (math, not small numpy arrays: this runs at every evaluation of the equations)
+        ax, ay = p["L3"] * math.cos(q[1]), p["L3"] * math.sin(q[1])            # crank pin A
+        ex, ey = p["L1"] * math.cos(q[0]), p["L1"] * math.sin(q[0])            # elbow E
+        L4, c = p["L4"], math.hypot(*p["b2"])
+        dist = math.hypot(ex - ax, ey - ay)
+        a = (L4**2 - c**2 + dist**2) / (2 * dist) if dist > 0 else math.nan
         h2 = L4**2 - a**2
-        if not np.isfinite(h2) or h2 < -1e-12 * L4**2:
+        if not math.isfinite(h2) or h2 < -1e-12 * L4**2:
             raise ModelError(f"four-bar arm: the loop cannot close at q = {q.tolist()}: |AE| = {dist:.6g} m "
                              f"is outside [{abs(L4 - c):.6g}, {L4 + c:.6g}] m reachable with "
                              f"L4 = {L4:.6g} m and |b2| = {c:.6g} m")
-        u = (E - A) / dist
-        B = A + a * u + np.sqrt(max(h2, 0.0)) * _perp(u)        # left of A -> E
-        theta4 = np.arctan2(*(B - A)[::-1])
-        theta2 = np.arctan2(*(B - E)[::-1]) - np.arctan2(p["b2"][1], p["b2"][0])   # B − E = R(θ2) b2
+        ux, uy = (ex - ax) / dist, (ey - ay) / dist
+        h = math.sqrt(max(h2, 0.0))
+        bx, by = ax + a * ux - h * uy, ay + a * uy + h * ux                    # left of A -> E
+        theta4 = math.atan2(by - ay, bx - ax)
+        theta2 = math.atan2(by - ey, bx - ex) - math.atan2(p["b2"][1], p["b2"][0])   # B − E = R(θ2) b2
         return np.array([theta2, theta4])
 
     def angles(self, q) -> np.ndarray:
