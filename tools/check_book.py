@@ -131,6 +131,29 @@ PLAYER_SCRIPT = """<script>window.addEventListener("load", function () { setTime
     document.documentElement.setAttribute("data-check-players", JSON.stringify(results));
   }, 1500);
 }, 300); });</script>"""
+# Records what is wider than the page's text column once the page is laid out: tables, and code blocks
+# whose lines are cut off at the column edge (a reader would have to scroll them sideways).
+LAYOUT_SCRIPT = """<script>window.addEventListener("load", function () { setTimeout(function () {
+  var column = document.querySelector("article.bd-article") || document.querySelector("main")
+    || document.body;
+  var width = column.clientWidth, wide = [];
+  column.querySelectorAll("table").forEach(function (t) {
+    var w = Math.max(t.scrollWidth, t.getBoundingClientRect().width);
+    if (w > width + 2) {
+      wide.push({kind: "table", width: Math.round(w), column: width,
+                 text: (t.textContent || "").replace(/\\s+/g, " ").trim().slice(0, 60)});
+    }
+  });
+  column.querySelectorAll("div.highlight pre").forEach(function (pre) {
+    if (pre.closest(".toggle-hidden, details:not([open]), .cell_output")) { return; }
+    if (pre.scrollWidth > pre.clientWidth + 2) {
+      wide.push({kind: "code", width: pre.scrollWidth, column: pre.clientWidth,
+                 text: (pre.textContent || "").split("\\n").reduce(function (a, b) {
+                   return b.length > a.length ? b : a; }, "").slice(0, 60)});
+    }
+  });
+  document.documentElement.setAttribute("data-check-layout", JSON.stringify(wide));
+}, 1000); });</script>"""
 
 
 @dataclass
@@ -201,6 +224,9 @@ def check_source(page: Path, html: str, report: PageReport, build: Path | None =
     if build is not None:
         check_links(build, page, soup, report, {} if ids is None else ids)
         check_downloads(build, page, soup, report)
+        rel = page.relative_to(build).as_posix() if page.is_relative_to(build) else page.name
+        if rel not in GENERATED_PAGES and not is_unsplit_chapter(build, rel):
+            check_reading(soup, report)
     state = soup.find("script", type="application/vnd.jupyter.widget-state+json")
     state_text = state.string if state and state.string else ""
     return {
@@ -212,6 +238,60 @@ def check_source(page: Path, html: str, report: PageReport, build: Path | None =
         "players": len(soup.select(".mbd-player")),
         "widget_players": len(soup.select(".mbd-player[data-mbd-widget]")),
     }
+
+
+# Prose that points at a figure by its place instead of its number ("the figure above"): refer to it with
+# {numref}`fig-name`, which reads "Figure 3.2" and survives a move.
+FIGURE_BY_PLACE = re.compile(r"\b(?:the|this)\s+(?:figure|plot|picture|animation)s?\s+(?:above|below)\b",
+                             re.I)
+# A chapter's pages: chapters/chNN_<name>.html (the overview) and chapters/chNN_<k>_<name>.html (its pages).
+CHAPTER_PAGE = re.compile(r"^chapters/ch(\d\d)_")
+SPLIT_PAGE = re.compile(r"^ch(\d\d)_\d+_")
+
+
+def _content(soup: BeautifulSoup):
+    """The page's own content (the article), without the theme's navigation."""
+    return soup.select_one("article.bd-article") or soup.select_one("main") or soup.body or soup
+
+
+def is_unsplit_chapter(build: Path | None, rel: str) -> bool:
+    """True for the single page of a chapter not yet divided into pages (the figure rules wait for it)."""
+    m = CHAPTER_PAGE.match(rel)
+    if build is None or not m:
+        return False
+    return not any(SPLIT_PAGE.match(p.name) and p.name.startswith(f"ch{m.group(1)}_")
+                   for p in (build / "chapters").glob("*.html"))
+
+
+def check_reading(soup: BeautifulSoup, report: PageReport) -> None:
+    """What a reader sees in the text: every picture a numbered, captioned figure; no maths left as raw
+    TeX (a ``$`` in the text: e.g. a line of an inline formula that Markdown took for a list item);
+    no figure pointed at by its place."""
+    content = _content(soup)
+    shown = [("image", img) for img in content.find_all("img") if not img.find_parent(class_="math")]
+    shown += [("player", p) for p in content.select(".mbd-player")]
+    for kind, node in shown:
+        if node.find_parent(class_="mbd-player") is not None:
+            continue  # a frame inside a player: the player is the figure
+        fig = node.find_parent("figure")
+        if fig is None or fig.select_one(".caption-number") is None:
+            cap = " (in a figure without a numbered caption)" if fig is not None else ""
+            where = node.get("alt") or node.get("src", "")[:60] or node.get("id", "")
+            report.fail(f"{kind} not in a numbered, captioned figure{cap}: {where!r}; give its cell "
+                        "the metadata mystnb.figure {caption, name}")
+    for text in content.find_all(string=True):
+        parent = text.parent
+        if parent is None or parent.name in ("script", "style", "pre", "code", "textarea"):
+            continue
+        if parent.find_parent(["pre", "code", "script"]) is not None or parent.find_parent(class_="math"):
+            continue
+        if "$" in text:
+            report.fail(f"maths not rendered, a '$' in the text: {text.strip()[:80]!r} (an inline formula "
+                        "broken across lines? a line starting with '+' or '-' becomes a list item)")
+            break
+    if m := FIGURE_BY_PLACE.search(content.get_text(" ")):
+        report.fail(f"a figure referred to by its place ({m.group(0)!r}): cite it by number, "
+                    "{numref}`name`")
 
 
 def page_weight(page: Path, html: str) -> int:
@@ -389,6 +469,18 @@ def check_dom(page: Path, dom: str, expect: dict, report: PageReport) -> None:
         report.fail(f"DOM loads a remote asset (added by a script): {url}")
 
 
+def check_layout(dom: str, report: PageReport) -> None:
+    """Nothing wider than the text column (:data:`LAYOUT_SCRIPT`): no table overflows, no code line is cut."""
+    found = re.search(r'data-check-layout="([^"]*)"', dom)
+    if not found:
+        report.fail("the layout check did not run (no data-check-layout on <html>)")
+        return
+    for item in json.loads(html_unescape(found.group(1))):
+        what = "a table" if item["kind"] == "table" else "a code line"
+        report.fail(f"{what} wider than its column ({item['width']} px > {item['column']} px): "
+                    f"{item['text']!r}")
+
+
 def page_requests(netlog: Path) -> tuple[list[str], list[str]]:
     """Non-file URLs requested, split into (by the page, by Chromium itself) from a --log-net-log file."""
     text = netlog.read_text(encoding="utf-8", errors="replace")
@@ -439,7 +531,8 @@ def render_measured(chromium: str, page: Path, workdir: Path,
     if body_end < 0:
         html, body_end = html + "<body></body>", len(html) + len("<body>")
     copy = page.with_name(f".check_book-measure-{os.getpid()}-{page.name}")
-    copy.write_text(html[:body_end] + MEASURE_SCRIPT + PLAYER_SCRIPT + html[body_end:], encoding="utf-8")
+    scripts = MEASURE_SCRIPT + PLAYER_SCRIPT + LAYOUT_SCRIPT
+    copy.write_text(html[:body_end] + scripts + html[body_end:], encoding="utf-8")
     try:
         proc = run_chromium(chromium, copy.as_uri(), extra, workdir)
     finally:
@@ -474,6 +567,7 @@ def check_page(chromium: str, build: Path, page: Path, shots: Path | None, workd
         return report
     check_dom(page, proc.stdout, expect, report)
     report.counts = check_players(proc.stdout, expect, report)
+    check_layout(proc.stdout, report)
     if netlog.exists():
         by_page, by_browser = page_requests(netlog)
         for url in by_page:

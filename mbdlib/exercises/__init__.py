@@ -35,10 +35,11 @@ from .core import (
     exercises,
     get,
     params,
+    practice_exercises,
     register,
     show_solution,
     use_variant,
 )
 
 __all__ = ["MIME", "Exercise", "Mistake", "Verdict", "assert_correct", "check", "evaluate", "exercises",
-           "get", "params", "register", "show_solution", "use_variant"]
+           "get", "params", "practice_exercises", "register", "show_solution", "use_variant"]

@@ -91,7 +91,9 @@ class Exercise:
     Parameters
     ----------
     id : str
-        ``"<chapter>.<number>"``, e.g. ``"1.3"``.
+        ``"<chapter>.<number>"``, e.g. ``"1.3"``; a *practice* exercise, the short one inside a
+        chapter's page with its folded solution, is ``"<chapter>.P<number>"``, e.g. ``"3.P2"``:
+        it has no points and is never released or graded (:func:`practice_exercises`).
     title : str
         Short title (used in feedback files).
     points : float
@@ -149,9 +151,17 @@ class Exercise:
     chapter: int = field(init=False)
 
     def __post_init__(self):
-        if not re.fullmatch(r"\d+\.\d+[a-z]?", self.id):
-            raise ValueError(f"exercise id {self.id!r} must look like '1.3' (chapter.number)")
+        if not re.fullmatch(r"\d+\.P?\d+[a-z]?", self.id):
+            raise ValueError(f"exercise id {self.id!r} must look like '1.3' (chapter.number) or, for a "
+                             "practice exercise inside a page, '1.P3'")
+        if self.practice and self.points != 0:
+            raise ValueError(f"practice exercise {self.id}: points must be 0 (practice is never graded)")
         self.chapter = int(self.id.split(".")[0])
+
+    @property
+    def practice(self) -> bool:
+        """True for a practice exercise inside a chapter's page (``"3.P2"``): no points, never graded."""
+        return ".P" in self.id
 
     @property
     def is_function(self) -> bool:
@@ -192,10 +202,11 @@ class Verdict:
     hint: str = ""
 
     def text(self) -> str:
-        """One line for people, e.g. ``✓ 1.3 correct (2/2 points)``."""
-        pts = f"({_num(self.points)}/{_num(self.max_points)} points)"
+        """One line for people, e.g. ``✓ 1.3 correct (2/2 points)`` (``✓ 3.P1 correct`` for practice)."""
         if self.verdict == "correct":
-            return f"✓ {self.exercise} correct {pts}"
+            if not self.max_points:
+                return f"✓ {self.exercise} correct"
+            return f"✓ {self.exercise} correct ({_num(self.points)}/{_num(self.max_points)} points)"
         if self.verdict == "unanswered":
             return f"… {self.exercise} not answered yet: {self.hint}"
         if self.verdict == "pending":
@@ -252,15 +263,27 @@ def get(exercise_id: str) -> Exercise:
 
 
 def exercises(chapter: int) -> list[Exercise]:
-    """All exercises of a chapter, in order (``1.2`` before ``1.10``)."""
+    """The exercises of a chapter's exercise notebook, in order (``1.2`` before ``1.10``).
+
+    Practice exercises (the ones inside the chapter's pages) are not among them: see
+    :func:`practice_exercises`.
+    """
     _load_chapter(int(chapter))
-    return sorted((e for e in _REGISTRY.values() if e.chapter == int(chapter)), key=lambda e: _sort_key(e.id))
+    return sorted((e for e in _REGISTRY.values() if e.chapter == int(chapter) and not e.practice),
+                  key=lambda e: _sort_key(e.id))
+
+
+def practice_exercises(chapter: int) -> list[Exercise]:
+    """The practice exercises inside a chapter's pages (``3.P1``, ``3.P2``, ...), in order."""
+    _load_chapter(int(chapter))
+    return sorted((e for e in _REGISTRY.values() if e.chapter == int(chapter) and e.practice),
+                  key=lambda e: _sort_key(e.id))
 
 
 def _sort_key(exercise_id: str):
     chapter, number = exercise_id.split(".", 1)
-    digits = re.match(r"\d+", number)
-    return (int(chapter), int(digits.group()) if digits else 0, number)
+    digits = re.match(r"P?(\d+)", number)
+    return (int(chapter), number.startswith("P"), int(digits.group(1)) if digits else 0, number)
 
 
 # ---------------------------------------------------------------- checking
