@@ -8,9 +8,10 @@ that a page never types a number that the table of contents or the exercise regi
     3
 
 Times are rough guides, computed the same way everywhere: reading at :data:`WORDS_PER_MINUTE` words of
-prose a minute (study pace for a text with equations), :data:`MINUTES_PER_CODE_CELL` per code cell the page
-shows (read it, run it, look at the output), :data:`MINUTES_PER_PRACTICE` per practice exercise inside the
-pages, and :data:`MINUTES_PER_POINT` per point of the chapter's exercise notebook.
+prose a minute (study pace), :data:`MINUTES_PER_EQUATION` per displayed equation (work it through),
+:data:`MINUTES_PER_CODE_CELL` per code cell the page shows (read it, run it, look at the output),
+:data:`MINUTES_PER_PRACTICE` per practice exercise inside the pages, and :data:`MINUTES_PER_POINT` per point
+of the chapter's exercise notebook.
 
 This module reads the repository's ``book/`` folder (it is part of the course, not of the dynamics
 library: nothing in :mod:`mbdlib` imports it).
@@ -29,7 +30,8 @@ BOOK = Path(__file__).resolve().parent.parent / "book"
 """The book's source folder (``book/`` beside the package in the course repository)."""
 
 WORDS_PER_MINUTE = 50
-MINUTES_PER_CODE_CELL = 1.0
+MINUTES_PER_EQUATION = 2
+MINUTES_PER_CODE_CELL = 2
 MINUTES_PER_PRACTICE = 10
 MINUTES_PER_POINT = 10
 
@@ -106,6 +108,12 @@ def shown_code_cells(nb) -> int:
     return sum(1 for c in nb.cells if c.cell_type == "code" and not _FOLDED & set(c.metadata.get("tags", [])))
 
 
+def displayed_equations(nb) -> int:
+    """Displayed equations ($$ ... $$ blocks) of the Markdown cells."""
+    return sum(len(re.findall(r"\$\$.*?\$\$", c.source, flags=re.S)) for c in nb.cells
+               if c.cell_type == "markdown")
+
+
 def page_title(nb) -> str:
     """The page's title: the first ``# `` heading of its first Markdown cell."""
     for cell in nb.cells:
@@ -123,14 +131,15 @@ class Page:
     name: str
     title: str
     words: int
+    equations: int
     code_cells: int
     practice: tuple[str, ...]
 
     @property
     def minutes(self) -> int:
         """Reading and running time, rounded to 5 minutes (at least 5)."""
-        raw = (self.words / WORDS_PER_MINUTE + self.code_cells * MINUTES_PER_CODE_CELL
-               + len(self.practice) * MINUTES_PER_PRACTICE)
+        raw = (self.words / WORDS_PER_MINUTE + self.equations * MINUTES_PER_EQUATION
+               + self.code_cells * MINUTES_PER_CODE_CELL + len(self.practice) * MINUTES_PER_PRACTICE)
         return max(5, int(5 * round(raw / 5)))
 
 
@@ -151,7 +160,8 @@ def page(name: str) -> Page:
             for ex in _PRACTICE_CHECK.findall(cell.source):
                 if ex not in practice:
                     practice.append(ex)
-    return Page(name, page_title(nb), prose_words(nb), shown_code_cells(nb), tuple(practice))
+    return Page(name, page_title(nb), prose_words(nb), displayed_equations(nb), shown_code_cells(nb),
+                tuple(practice))
 
 
 def exercise_minutes(chapter: int) -> int:
@@ -184,4 +194,38 @@ def contents(chapter: int) -> str:
         link = f"[{chapter}.{k} {pg.title}]({Path(name).name}.ipynb)"
         practice = ", ".join(pg.practice) if pg.practice else "—"
         rows.append(f"| {link} | {hours(pg.minutes)} | {practice} |")
+    return "\n".join(rows)
+
+
+def problems(chapter: int) -> list[str]:
+    """The problems of a chapter's exercise notebook (the parts 3.11a, 3.11b of one problem count once)."""
+    from .exercises import exercises
+
+    ids = {e.id.rstrip("abcdefgh") for e in exercises(chapter)}
+    return sorted(ids, key=lambda i: int(i.split(".")[1]))
+
+
+def study_table() -> str:
+    """The study order of *How to use this book*: every chapter's time, practice and exercises (Markdown)."""
+    from .exercises import exercises
+    from .exercises.core import practice_exercises
+
+    rows = ["| Step | Chapter | Reading and running | Practice in the pages | Exercise notebook |",
+            "| --- | --- | --- | --- | --- |"]
+    front = [n for n in ("intro/modelling_chain", "conventions") if any(f == n for f, _ in _toc_entries())]
+    if front:
+        links = ", ".join(f"[{page(n).title}]({n}{page_path(n).suffix})" for n in front)
+        rows.append(f"| 0 | {links} | {hours(sum(page(n).minutes for n in front))} | — | — |")
+    for n in chapters():
+        overview = chapter_pages(n)[0]
+        exs = exercises(n)
+        points = sum(e.points for e in exs)
+        functions = sum(e.is_function for e in exs)
+        link = f"[{page(overview).title}]({overview}.ipynb)"
+        pages = len(chapter_pages(n)) - 1
+        reading = hours(reading_minutes(n)) + (f" ({pages} pages)" if pages else "")
+        practice = len(practice_exercises(n))
+        work = (f"{len(problems(n))} problems ({len(exs)} checks, {functions} of them functions to write), "
+                f"{points:g} points, about {hours(exercise_minutes(n))}")
+        rows.append(f"| {n} | {link} | {reading} | {practice or '—'} | {work} |")
     return "\n".join(rows)
