@@ -99,6 +99,7 @@ def prose_words(nb) -> int:
             text = re.sub(r"\$\$.*?\$\$", " ", cell.source, flags=re.S)
             text = re.sub(r"\$[^$]*\$", " ", text)
             text = re.sub(r"```.*?```", " ", text, flags=re.S)
+            text = re.sub(r"^\s*#+\s", " ", text, flags=re.M)
             words += len(text.split())
     return words
 
