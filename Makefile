@@ -71,7 +71,7 @@ test: install vendor
 	# with other floating-point kernels than the ones that stored the outputs ($(OTHER_MACHINE)): a printed
 	# number that depends on the last bits of the arithmetic fails here, as it would on another machine
 	$(OTHER_MACHINE) $(BIN)/python -m pytest -p no:cacheprovider -n 2 --dist loadscope --nbval \
-		--nbval-sanitize-with tests/nbval_sanitize.cfg book/chapters solutions
+		--nbval-sanitize-with tests/nbval_sanitize.cfg book/chapters book/appendix solutions
 	$(BIN)/python -m pytest -p no:cacheprovider --nbval-lax book/intro book/how_to_use.ipynb
 
 # the optional robot models (~400 MB: example-robot-data) and the tests that load them

@@ -61,6 +61,8 @@ def _visible_code(nb):
 
 
 SPLIT_PAGES = [p for p in CHAPTERS if _is_split(int(p.name[2:4]))]
+# the engineering appendix and the front pages follow the same rules for figures and code
+OTHER_PAGES = sorted(p for folder in ("appendix", "intro") for p in (REPO / "book" / folder).glob("*.ipynb"))
 SPLIT_CHAPTERS = sorted(n for n in _groups() if _is_split(n))
 
 
@@ -149,7 +151,7 @@ def test_overview_shows_the_pages_and_times_from_the_registry(chapter):
         "the chapter's notebooks and its _toc.yml entries differ (order or names)"
 
 
-@pytest.mark.parametrize("path", SPLIT_PAGES, ids=_ids(SPLIT_PAGES))
+@pytest.mark.parametrize("path", SPLIT_PAGES + OTHER_PAGES, ids=_ids(SPLIT_PAGES + OTHER_PAGES))
 def test_figures_are_numbered_and_captioned(path):
     """Every picture, animation and widget is a figure: the cell's mystnb.figure metadata gives it a caption
     and a name (so the book numbers it 3.2 and the prose cites it as {numref}`fig-...`), and the cell shows
@@ -224,7 +226,7 @@ def _inline_maths_broken(markdown: str) -> list[str]:
     return bad
 
 
-@pytest.mark.parametrize("path", SPLIT_PAGES, ids=_ids(SPLIT_PAGES))
+@pytest.mark.parametrize("path", SPLIT_PAGES + OTHER_PAGES, ids=_ids(SPLIT_PAGES + OTHER_PAGES))
 def test_inline_maths_never_starts_a_line_with_a_list_marker(path):
     nb = _read(path)
     for k, cell in enumerate(nb.cells):

@@ -26,7 +26,8 @@ import nbformat
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-NOTEBOOKS = sorted((REPO / "book").glob("chapters/*.ipynb")) + sorted((REPO / "book").glob("intro/*.ipynb"))
+NOTEBOOKS = sorted(p for folder in ("chapters", "appendix", "intro")
+                   for p in (REPO / "book").glob(f"{folder}/*.ipynb"))
 
 NUMBER = re.compile(r"(?<![\w.\-])[-−]?(\d+(?:\.\d+)?(?:[eE][-+−]?\d+)?)(?![\w])")
 # what is not prose: code spans, roles ({glue:text}`x`), labels, links, html tags, citations
