@@ -575,3 +575,76 @@ def test_built_page_renders_offline_in_chromium(built_book, chromium, rel):
         measured = re.search(r"screenshot 1280x(\d+)", line)
         assert measured and height == int(measured.group(1)) and height > 2000, \
             f"{png.name} is {height} px high: not the whole page"
+
+
+# --- the glyph check: Chinese terms need the course's web font (tools/subset_font.py) ----------------
+
+
+def _glyph_dom(result: dict) -> str:
+    from html import escape
+    return f'<html data-check-glyphs="{escape(json.dumps(result))}"><body></body></html>'
+
+
+def test_check_glyphs_reports_boxes_and_a_missing_web_font():
+    report = check_book.PageReport("p.html")
+    check_book.check_glyphs("<html><body></body></html>", report)
+    assert report.failures == ["the glyph check did not run (no data-check-glyphs on <html>)"]
+    report = check_book.PageReport("p.html")
+    check_book.check_glyphs(_glyph_dom({"tested": 3, "cjk": "刚体", "faces": [], "check": True, "missing": [
+        {"text": "刚", "font": "normal 700 system-ui, sans-serif", "where": "strong in #term-rigid-body"}]}),
+        report)
+    text = "\n".join(report.failures)
+    assert len(report.failures) == 2, text
+    assert "no @font-face for 'MBD CJK'" in text
+    assert "1 character(s) drawn as a box" in text and "U+521A '刚' (strong in #term-rigid-body" in text
+    report = check_book.PageReport("p.html")
+    check_book.check_glyphs(_glyph_dom({"tested": 3, "cjk": "刚体", "faces": ["error"], "check": False,
+                                        "missing": []}), report)
+    assert len(report.failures) == 1 and "did not load (faces: error)" in report.failures[0]
+    report = check_book.PageReport("p.html")
+    check_book.check_glyphs(_glyph_dom({"tested": 3, "cjk": "刚体", "faces": ["loaded"], "check": True,
+                                        "missing": []}), report)
+    assert report.failures == [] and "MBD CJK loaded" in report.notes[-1]
+
+
+def _has_system_cjk_font() -> bool:
+    import shutil
+    if shutil.which("fc-list") is None:
+        return False
+    found = subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True, check=False).stdout
+    return bool(found.strip())
+
+
+def test_checker_passes_a_chinese_term_with_the_web_font_and_fails_it_without(chromium, tmp_path):
+    """A glossary-like page with a Chinese term, styled like the theme (its font stack, then course.css):
+    with course.css and the shipped font it passes; without them the page has no face for its CJK text,
+    and (on a machine without a CJK system font, like the CI) the characters are drawn as boxes."""
+    import shutil
+    fonts = tmp_path / "_static" / "fonts"
+    fonts.mkdir(parents=True)
+    shutil.copy(BOOK / "_assets" / "course.css", tmp_path / "_static" / "course.css")
+    shutil.copy(BOOK / "_assets" / "fonts" / "mbd-cjk.woff", fonts / "mbd-cjk.woff")
+    theme = ('<meta charset="utf-8"><style>html { --pst-font-family-base-system: system-ui, sans-serif;'
+             ' --pst-font-family-base: var(--pst-font-family-base-system); }'
+             ' body { font-family: var(--pst-font-family-base); }</style>')
+    term = ('<dl class="glossary"><dt id="term-joint-torque">joint torque</dt>'
+            '<dd><p><strong>关节转矩</strong> (also 关节力矩 †) · symbol τ, q̇ ·'
+            ' the 1988 paper’s term（拆链）</p></dd></dl>')
+    css = '<link rel="stylesheet" href="_static/course.css">'
+    ok = _write(tmp_path / "ok.html", f"<html><head>{theme}{css}</head><body>{term}</body></html>")
+    bare = _write(tmp_path / "bare.html", f"<html><head>{theme}</head><body>{term}</body></html>")
+    _write(tmp_path / "index.html", "<html><body>index</body></html>")
+    proc = subprocess.run([sys.executable, str(REPO / "tools" / "check_book.py"), str(tmp_path), str(ok),
+                           str(bare), "--no-screenshots"], capture_output=True, text=True, timeout=300,
+                          check=False)
+    out = proc.stdout
+    ok_section = out.split("ok.html", 1)[1].split("bare.html", 1)[0]
+    assert "MBD CJK loaded" in ok_section, out
+    # (the synthetic pages have no download button; that is the only failure of ok.html)
+    assert [ln for ln in ok_section.splitlines()[1:] if ln.strip().startswith("-")] == [
+        "       - no download button (expected a link to the page's source in _sources/)"], out
+    bare_section = out.split("bare.html", 1)[1]
+    assert "no @font-face for 'MBD CJK'" in bare_section, out
+    if not _has_system_cjk_font():
+        assert "drawn as a box" in bare_section and "U+5173 '关'" in bare_section, out
+    assert proc.returncode == 1

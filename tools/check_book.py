@@ -23,6 +23,9 @@ For every page (default: every ``*.html`` of the build, outside ``_static``/``_s
    own background requests (initiator "not an origin": update checks, account probes) are not the
    page's and are only counted.
 4. **Console**: no uncaught JavaScript error and no failed resource load.
+5. **Glyphs**: no character of the page's text (outside MathJax) is drawn as the box of a missing glyph
+   (each distinct one drawn on a canvas in its element's font and compared with an unassigned code point);
+   a page with CJK text has the web font ``MBD CJK`` of ``course.css`` declared and loaded.
 
 Screenshots (1280 pixels wide, the whole page) of every page but ``genindex``/``search`` go to
 ``--screenshots`` (default ``artifacts/screenshots`` at the repository root; ``--no-screenshots`` to
@@ -481,6 +484,109 @@ def check_layout(dom: str, report: PageReport) -> None:
                     f"{item['text']!r}")
 
 
+# --- glyphs: no character drawn as a box (the CJK web font, tools/subset_font.py) ----------------------
+WEB_FONT_FAMILY = "MBD CJK"   # the @font-face of book/_assets/course.css
+# Draws every distinct non-ASCII character (grapheme) of the page's text, in the font its element uses,
+# on a canvas, and compares the pixels with those of an unassigned code point (U+0378): no font has a glyph
+# for it, so it shows exactly the box that a character no usable font covers would show. A grapheme with
+# a combining mark (q̇) fails when its width exceeds its base's by half a box: a mark without a glyph is a
+# box of its own, one with a glyph has no advance. Fonts are loaded first (document.fonts.load), as the
+# page itself would load them. Also records whether the page has CJK text and the status of the web font's
+# faces. The text of MathJax containers is skipped (MathJax draws it with its own fonts), images have none.
+GLYPH_SCRIPT = r"""<script>window.addEventListener("load", function () {
+  var FAMILY = "@FAMILY@", SKIP = "script,style,noscript,template,title,mjx-container,mjx-assistive-mml";
+  var CJK = new RegExp("[\u1100-\u11ff\u2e80-\u33ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+    + "\ufe10-\ufe1f\ufe30-\ufe4f\uff00-\uffef]|[\ud840-\ud87e][\udc00-\udfff]");  // subset_font.CJK_RANGES
+  var MARK = /\p{M}/u, ASCII = /^[\x21-\x7e]+$/;
+  function report(r) { document.documentElement.setAttribute("data-check-glyphs", JSON.stringify(r)); }
+  function where(el) {
+    var named = el.closest("[id]");
+    return el.tagName.toLowerCase() + (named ? " in #" + named.id : "");
+  }
+  function run() {
+    var seg = new Intl.Segmenter("en", {granularity: "grapheme"}), groups = {}, cjk = "";
+    var walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT), node;
+    while ((node = walker.nextNode())) {
+      var el = node.parentElement, text = node.nodeValue;
+      if (!el || !text.trim() || el.closest(SKIP)) { continue; }
+      var cs = getComputedStyle(el), font = cs.fontStyle + " " + cs.fontWeight + " 32px " + cs.fontFamily;
+      var g = groups[font] || (groups[font] = {});
+      for (var s of seg.segment(text)) {
+        var c = s.segment;
+        if (!c.trim() || ASCII.test(c)) { continue; }
+        if (!g[c]) { g[c] = where(el); }
+        if (CJK.test(c) && cjk.length < 20 && cjk.indexOf(c) < 0) { cjk += c; }
+      }
+    }
+    var fonts = Object.keys(groups);
+    return Promise.all(fonts.map(function (f) {
+      return document.fonts.load(f, Object.keys(groups[f]).join("")).catch(function () { return []; });
+    })).then(function () {
+      var canvas = document.createElement("canvas"), W = 120, H = 64;
+      canvas.width = W; canvas.height = H;
+      var ctx = canvas.getContext("2d", {willReadFrequently: true});
+      function pixels(text) {
+        ctx.clearRect(0, 0, W, H); ctx.fillText(text, 8, 44);
+        return Array.prototype.join.call(ctx.getImageData(0, 0, W, H).data);
+      }
+      var missing = [], tested = 0;
+      fonts.forEach(function (f) {
+        ctx.font = f;
+        var box = pixels("\u0378"), boxWidth = ctx.measureText("\u0378").width;
+        Object.keys(groups[f]).forEach(function (c) {
+          tested++;
+          var base = Array.from(c).filter(function (x) { return !MARK.test(x); }).join("");
+          var bad = pixels(base || c) === box;
+          if (!bad && base && base !== c) {
+            bad = ctx.measureText(c).width - ctx.measureText(base).width > 0.5 * boxWidth;
+          }
+          if (bad) { missing.push({text: c, font: f.replace(" 32px ", " "), where: groups[f][c]}); }
+        });
+      });
+      var faces = [];
+      document.fonts.forEach(function (face) {
+        if (face.family.replace(/["']/g, "") === FAMILY) { faces.push(face.status); }
+      });
+      report({tested: tested, missing: missing, cjk: cjk, faces: faces,
+              check: cjk ? document.fonts.check('16px "' + FAMILY + '"', cjk) : null});
+    });
+  }
+  var typeset = window.MathJax && window.MathJax.startup && window.MathJax.startup.promise;
+  Promise.resolve(typeset).catch(function () {}).then(function () { return document.fonts.ready; })
+    .then(function () { return new Promise(function (ok) { setTimeout(ok, 300); }); })
+    .then(run).catch(function (err) { report({error: String(err)}); });
+});</script>""".replace("@FAMILY@", WEB_FONT_FAMILY)
+
+
+def check_glyphs(dom: str, report: PageReport) -> None:
+    """No character of the page's text shows as a box (:data:`GLYPH_SCRIPT`), and a page with CJK text has
+    the course's web font (:data:`WEB_FONT_FAMILY`, book/_assets/course.css) declared and loaded."""
+    found = re.search(r'data-check-glyphs="([^"]*)"', dom)
+    if not found:
+        report.fail("the glyph check did not run (no data-check-glyphs on <html>)")
+        return
+    result = json.loads(html_unescape(found.group(1)))
+    if "error" in result:
+        report.fail(f"the glyph check failed in the page: {result['error']}")
+        return
+    if result["cjk"]:
+        faces = result["faces"]
+        if not faces:
+            report.fail(f"CJK text ({result['cjk'][:8]!r}...) but no @font-face for {WEB_FONT_FAMILY!r}: the "
+                        "page needs book/_assets/course.css and its font (tools/subset_font.py)")
+        elif "loaded" not in faces or not result["check"]:
+            report.fail(f"CJK text ({result['cjk'][:8]!r}...) but the web font {WEB_FONT_FAMILY!r} did not "
+                        f"load (faces: {', '.join(faces)}): is _static/fonts/mbd-cjk.woff there?")
+    if missing := result["missing"]:
+        shown = "; ".join(f"U+{ord(m['text'][0]):04X} {m['text']!r} ({m['where']}, font {m['font'][:40]}...)"
+                          for m in missing[:8])
+        more = f" and {len(missing) - 8} more" if len(missing) > 8 else ""
+        report.fail(f"{len(missing)} character(s) drawn as a box, in no font the page can use: {shown}{more}"
+                    " (CJK: run python tools/subset_font.py)")
+    report.notes.append(f"glyphs: {result['tested']} non-ASCII checked"
+                        + (f", {WEB_FONT_FAMILY} loaded" if "loaded" in result.get("faces", []) else ""))
+# --- end of the glyph check ---
+
 def page_requests(netlog: Path) -> tuple[list[str], list[str]]:
     """Non-file URLs requested, split into (by the page, by Chromium itself) from a --log-net-log file."""
     text = netlog.read_text(encoding="utf-8", errors="replace")
@@ -531,7 +637,7 @@ def render_measured(chromium: str, page: Path, workdir: Path,
     if body_end < 0:
         html, body_end = html + "<body></body>", len(html) + len("<body>")
     copy = page.with_name(f".check_book-measure-{os.getpid()}-{page.name}")
-    scripts = MEASURE_SCRIPT + PLAYER_SCRIPT + LAYOUT_SCRIPT
+    scripts = MEASURE_SCRIPT + PLAYER_SCRIPT + LAYOUT_SCRIPT + GLYPH_SCRIPT
     copy.write_text(html[:body_end] + scripts + html[body_end:], encoding="utf-8")
     try:
         proc = run_chromium(chromium, copy.as_uri(), extra, workdir)
@@ -568,6 +674,7 @@ def check_page(chromium: str, build: Path, page: Path, shots: Path | None, workd
     check_dom(page, proc.stdout, expect, report)
     report.counts = check_players(proc.stdout, expect, report)
     check_layout(proc.stdout, report)
+    check_glyphs(proc.stdout, report)
     if netlog.exists():
         by_page, by_browser = page_requests(netlog)
         for url in by_page:
