@@ -742,3 +742,93 @@ def test_released_chapter_graded_end_to_end(tmp_path):
     assert {i for i in ids if table["s3", i]["verdict"] == "wrong"} == set(variants)
     # the function exercises: graded on Cy's own hidden cases, which Ann's (right) functions pass
     assert all(table["s3", i]["verdict"] == "correct" for i in ids if i not in variants)
+
+
+# ---------------------------------------------------------------- practice inside the pages (1.P1-1.P5)
+def test_practice_exercises_are_registered_with_no_points_and_a_mistake_each():
+    from mbdlib.exercises import practice_exercises
+
+    ids = [e.id for e in practice_exercises(1)]
+    assert ids == ["1.P1", "1.P2", "1.P3", "1.P4", "1.P5"]
+    for e in practice_exercises(1):
+        assert e.points == 0 and e.mistakes, e.id
+        assert e.id not in [x.id for x in exercises(1)]  # never released or graded
+
+
+def test_1_p1_extrinsic_zyx_against_scipy():
+    A = Rotation.from_euler("zyx", [35, 25, -20], degrees=True).as_matrix()  # scipy: lowercase = extrinsic
+    assert verdict("1.P1", A).text() == "✓ 1.P1 correct"
+    intrinsic = Rotation.from_euler("ZYX", [35, 25, -20], degrees=True).as_matrix()
+    assert_hint("1.P1", intrinsic, "intrinsic ZYX", "left")
+    assert_hint("1.P1", A.T, "transpose")
+    assert_hint("1.P1", Rotation.from_euler("zyx", [35, 25, -20]).as_matrix(), "degrees")  # 35 "radians"
+    assert_hint("1.P1", Rotation.from_euler("zyx", [-20, 25, 35], degrees=True).as_matrix(), "own axis")
+
+
+def test_1_p2_quarter_turn_against_scipy():
+    x, y, z, w = Rotation.from_rotvec(np.radians(90) * np.array([0.0, 0.6, 0.8])).as_quat()
+    p = np.array([w, x, y, z])
+    assert verdict("1.P2", p).verdict == "correct"
+    assert verdict("1.P2", -p).verdict == "correct"          # -p is the same orientation
+    assert_hint("1.P2", np.array([x, y, z, w]), "scalar part comes first")
+    assert_hint("1.P2", [0.0, 0.0, 0.6, 0.8], "HALF the angle")
+    assert_hint("1.P2", np.r_[np.cos(45.0), np.array([0.0, 0.6, 0.8]) * np.sin(45.0)], "degrees")
+
+
+def test_1_p3_omega_from_zxz_rates_by_finite_differences():
+    angles, rates, h = np.radians([30.0, 50.0, 10.0]), np.array([0.2, -0.1, 0.4]), 1e-6
+
+    def A(t):
+        return Rotation.from_euler("ZXZ", angles + t * rates).as_matrix()
+
+    W = (A(h) - A(-h)) / (2 * h) @ A(0.0).T                   # skew(omega) = A_dot A^T
+    omega = np.array([W[2, 1], W[0, 2], W[1, 0]])
+    assert verdict("1.P3", omega).verdict == "correct"
+    assert_hint("1.P3", A(0.0).T @ omega, "BODY components")
+    assert_hint("1.P3", [-0.1, 0.0, 0.6], "only the first rate")
+    ext = Rotation.from_euler("zxz", angles)
+
+    def A_ext(t):
+        return Rotation.from_euler("zxz", angles + t * rates).as_matrix()
+
+    W_ext = (A_ext(h) - A_ext(-h)) / (2 * h) @ ext.as_matrix().T
+    assert_hint("1.P3", [W_ext[2, 1], W_ext[0, 2], W_ext[1, 0]], "extrinsic")
+
+
+def test_1_p4_bead_by_finite_differences_of_its_position():
+    Omega, rho0, rho_dot, h = 3.0, 0.5, 0.4, 1e-4
+
+    def r(t):
+        rho = rho0 + rho_dot * t
+        return rho * np.array([np.cos(Omega * t), np.sin(Omega * t), 0.0])
+
+    a = (r(h) - 2 * r(0.0) + r(-h)) / h**2
+    assert np.allclose(a, [-4.5, 2.4, 0.0], atol=1e-5)
+    assert verdict("1.P4", np.round(a, 9)).verdict == "correct"
+    assert_hint("1.P4", [-4.5, 1.2, 0.0], "twice")
+    assert_hint("1.P4", [-4.5, 0.0, 0.0], "not zero")
+    assert_hint("1.P4", [4.5, 2.4, 0.0], "towards the pivot")
+
+
+def test_1_p5_jacobian_column_by_finite_differences():
+    L, q, h = np.array([1.0, 0.8, 0.5]), np.radians([30.0, -45.0, 60.0]), 1e-6
+
+    def tip(q):
+        phi = np.cumsum(q)
+        return np.array([L @ np.cos(phi), L @ np.sin(phi), 0.0])
+
+    column = (tip(q + [0, h, 0]) - tip(q - [0, h, 0])) / (2 * h)
+    assert verdict("1.P5", column).verdict == "correct"
+    assert_hint("1.P5", (tip(q + [h, 0, 0]) - tip(q - [h, 0, 0])) / (2 * h), "joint 1")
+    assert_hint("1.P5", (tip(q + [0, 0, h]) - tip(q - [0, 0, h])) / (2 * h), "joint 3")
+    assert_hint("1.P5", -column, "wrong way round")
+
+
+@pytest.mark.parametrize("answer", JUNK, ids=range(len(JUNK)))
+def test_practice_never_crashes_never_correct(answer):
+    from mbdlib.exercises import practice_exercises
+
+    for ex in practice_exercises(1):
+        v = evaluate(ex.id, answer)
+        assert v.verdict in ("wrong", "unanswered", "error"), (ex.id, v)
+        assert v.points == 0 and (v.verdict == "unanswered") == (answer is None)

@@ -23,6 +23,11 @@ id     exercise                                                points
 1.10   Outward recursion of a spatial chain (a function)       3
 1.11   Partial velocities of a spatial chain (a function)      2
 =====  ======================================================  ======
+
+The practice exercises inside the chapter's pages (0 points, never released or graded; each with its
+solution folded on the page) are 1.P1 (page 1.1, the DCM of an extrinsic sequence), 1.P2 (page 1.1, the
+Euler parameters of a quarter turn), 1.P3 (page 1.2, the angular velocity from ZXZ rates), 1.P4 (page 1.3,
+a bead on a spinning rod) and 1.P5 (page 1.4, a column of the Jacobian from the geometry).
 """
 
 from __future__ import annotations
@@ -911,6 +916,199 @@ register(
                 "the partial angular velocities are right, the partial velocities of C_i are not: "
                 "v_i^(j) = R (v_{i-1}^(j) + omega_{i-1}^(j) x l_{i-1}), "
                 "v_Ci^(j) = v_i^(j) + omega_i^(j) x d_i",
+            ),
+        ],
+    )
+)
+
+
+# ================================================================== practice inside the pages (0 points)
+# 1.P1 (page 1.1): the extrinsic sequence "zyx", turns about FIXED z, y, x by P1_DEG
+P1_DEG = (35.0, 25.0, -20.0)
+
+
+def _rad(*angles_deg):
+    return [float(np.radians(a)) for a in angles_deg]
+
+
+register(
+    Exercise(
+        "1.P1",
+        "DCM of the extrinsic sequence zyx",
+        0,
+        reference=lambda: dcm_from_euler("zyx", _rad(*P1_DEG)),
+        sanity=_orthonormal,
+        mistakes=[
+            Mistake(
+                lambda: rot_z(_rad(P1_DEG[0])[0]) @ rot_y(_rad(P1_DEG[1])[0]) @ rot_x(_rad(P1_DEG[2])[0]),
+                "that is Rz Ry Rx, the intrinsic ZYX (turns about the body's axes); about FIXED axes each "
+                "later turn multiplies from the left: the first turn stands rightmost",
+            ),
+            Mistake(
+                lambda: dcm_from_euler("zyx", _rad(*P1_DEG)).T,
+                "your matrix is the transpose of A: A maps body components to global ones, so its "
+                "columns are the body axes in global components",
+            ),
+            Mistake(
+                lambda: rot_x(float(P1_DEG[2])) @ rot_y(float(P1_DEG[1])) @ rot_z(float(P1_DEG[0])),
+                "you used degrees: rot_x, rot_y, rot_z take radians (np.radians(35) ...)",
+            ),
+            Mistake(
+                lambda: rot_x(_rad(P1_DEG[0])[0]) @ rot_y(_rad(P1_DEG[1])[0]) @ rot_z(_rad(P1_DEG[2])[0]),
+                "each angle goes with its own axis: 35 degrees about z, 25 about y, -20 about x",
+            ),
+        ],
+    )
+)
+
+# 1.P2 (page 1.1): Euler parameters of a quarter turn about P2_AXIS
+P2_AXIS, P2_DEG = (0.0, 0.6, 0.8), 90.0
+
+
+def _quarter_turn(half=True, scalar_first=True, radians=True):
+    angle = np.radians(P2_DEG) if radians else P2_DEG
+    a = angle / 2 if half else angle
+    p = np.concatenate([[np.cos(a)], np.asarray(P2_AXIS) * np.sin(a)])
+    return p if scalar_first else np.roll(p, -1)
+
+
+register(
+    Exercise(
+        "1.P2",
+        "Euler parameters of a quarter turn",
+        0,
+        reference=lambda: _quarter_turn(),
+        alternatives=[lambda: -_quarter_turn()],  # p and -p: the same orientation
+        mistakes=[
+            Mistake(
+                lambda: _quarter_turn(half=False),
+                "use HALF the angle: p = (cos(chi/2), u sin(chi/2)); with the whole angle, p is not the "
+                "turn's Euler parameters",
+            ),
+            Mistake(
+                lambda: _quarter_turn(scalar_first=False),
+                "the scalar part comes first in mbdlib: p = (e0, e1, e2, e3) with e0 = cos(chi/2) "
+                "(scipy's as_quat puts it last)",
+            ),
+            Mistake(
+                lambda: _quarter_turn(radians=False),
+                "you used degrees: np.cos and np.sin take radians (np.radians(45) ...)",
+            ),
+        ],
+    )
+)
+
+# 1.P3 (page 1.2): angular velocity (global) from the rates of the proper Euler sequence ZXZ
+P3_DEG, P3_RATES = (30.0, 50.0, 10.0), (0.2, -0.1, 0.4)
+
+
+def _p3_all_fixed():
+    z, x = np.array([0.0, 0.0, 1.0]), np.array([1.0, 0.0, 0.0])
+    r1, r2, r3 = P3_RATES
+    return r1 * z + r2 * x + r3 * z
+
+
+register(
+    Exercise(
+        "1.P3",
+        "Angular velocity from ZXZ Euler-angle rates",
+        0,
+        reference=lambda: euler_rate_matrix("ZXZ", _rad(*P3_DEG)) @ np.array(P3_RATES),
+        mistakes=[
+            Mistake(
+                lambda: euler_rate_matrix("ZXZ", _rad(*P3_DEG), frame="body") @ np.array(P3_RATES),
+                "that is omega' in BODY components; the task asks for global components, omega = A omega'",
+            ),
+            Mistake(
+                lambda: euler_rate_matrix("zxz", _rad(*P3_DEG)) @ np.array(P3_RATES),
+                "you read the sequence as extrinsic (turns about fixed axes); for the intrinsic ZXZ the "
+                "FIRST rate turns about the fixed Z, the third about the body's own z axis",
+            ),
+            Mistake(
+                _p3_all_fixed,
+                "only the first rate turns about a fixed axis: the second turns about x' (x carried by the "
+                "first turn), the third about the body's z'' (the z axis carried by both turns)",
+            ),
+        ],
+    )
+)
+
+# 1.P4 (page 1.3): a bead sliding out along a rod that spins at a constant rate (rod along x at this instant)
+P4_OMEGA, P4_RHO, P4_RHO_DOT = 3.0, 0.5, 0.4  # rad/s, m, m/s (both rates constant)
+
+
+def _bead(coriolis=2.0, centripetal=-1.0):
+    return np.array([centripetal * P4_RHO * P4_OMEGA**2, coriolis * P4_RHO_DOT * P4_OMEGA, 0.0])
+
+
+register(
+    Exercise(
+        "1.P4",
+        "Acceleration of a bead on a spinning rod",
+        0,
+        reference=lambda: _bead(),
+        mistakes=[
+            Mistake(
+                lambda: _bead(coriolis=1.0),
+                "the Coriolis term is 2 omega x v_rel: twice Omega times rho_dot (one half comes from the "
+                "growing arm, one from the turning direction of the slide)",
+            ),
+            Mistake(
+                lambda: _bead(coriolis=0.0),
+                "the bead moves in the rod, so the Coriolis term 2 omega x v_rel is not zero: it points "
+                "across the rod",
+            ),
+            Mistake(
+                lambda: _bead(centripetal=1.0),
+                "the centripetal term omega x (omega x s) points at the axis (towards the pivot), not away "
+                "from it",
+            ),
+        ],
+    )
+)
+
+# 1.P5 (page 1.4): the Jacobian column of joint 2 for the tip of a planar three-link arm, from the geometry
+P5_LENGTHS, P5_DEG = (1.0, 0.8, 0.5), (30.0, -45.0, 60.0)
+
+
+def _p5_points():
+    """Positions (global) of joints 1, 2, 3 and the tip, written out from the cumulative angles."""
+    phi = np.cumsum(np.radians(P5_DEG))
+    steps = [L * np.array([np.cos(p), np.sin(p), 0.0]) for L, p in zip(P5_LENGTHS, phi, strict=True)]
+    return np.vstack([np.zeros(3), np.cumsum(steps, axis=0)])
+
+
+def _p5_column(joint, flip=False):
+    r = _p5_points()
+    lever = r[3] - r[joint]
+    return np.cross(lever, K) if flip else np.cross(K, lever)
+
+
+def _p5_reference():
+    chain = Chain.planar(list(P5_LENGTHS))
+    return jacobian(chain, np.radians(P5_DEG), 2, (P5_LENGTHS[2], 0.0, 0.0))[:3, 1]
+
+
+register(
+    Exercise(
+        "1.P5",
+        "A column of the Jacobian of a planar arm",
+        0,
+        reference=_p5_reference,
+        mistakes=[
+            Mistake(
+                lambda: _p5_column(0),
+                "that is the column of joint 1 (the lever from the origin): for theta_2 the arm turns about "
+                "joint 2, so the lever is r_tip - r_2",
+            ),
+            Mistake(
+                lambda: _p5_column(2),
+                "that is the column of joint 3: for theta_2 the lever runs from joint 2 to the tip",
+            ),
+            Mistake(
+                lambda: _p5_column(1, flip=True),
+                "the cross product is the wrong way round: k x (r_tip - r_2), so that a positive rate turns "
+                "the arm counter-clockwise",
             ),
         ],
     )
