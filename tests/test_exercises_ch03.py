@@ -1090,3 +1090,98 @@ def test_released_chapter_graded_end_to_end(tmp_path):
     assert {i for i in ids if table["s3", i]["verdict"] == "wrong"} == set(variants)
     # the function exercises: graded on Cy's own hidden cases, which Ann's (right) functions pass
     assert all(table["s3", i]["verdict"] == "correct" for i in ids if i not in variants)
+
+
+# ---------------------------------------------------------------- practice inside the pages (3.P1-3.P4)
+# Each key is checked against an independent derivation; each typical mistake is built here and gives its
+# own hint; junk is judged without a crash and never correct.
+def test_practice_exercises_are_registered_with_no_points_and_a_mistake_each():
+    from mbdlib.exercises.core import practice_exercises
+
+    exs = practice_exercises(3)
+    assert [e.id for e in exs] == ["3.P1", "3.P2", "3.P3", "3.P4"]
+    assert all(e.points == 0 and e.practice and e.mistakes and not e.has_variants for e in exs)
+    assert not any(e.practice for e in exercises(3)), "practice is not part of the exercise notebook"
+
+
+def test_3P1_gamma_of_the_pendulum_pin():
+    """γ = Φ_q q̈ − Φ̈ of Φ = −(x − L/2 cos φ, y − L/2 sin φ), differentiated along a path by sympy."""
+    t = sp.symbols("t")
+    f = sp.Function("phi")(t)
+    L = 1.0
+    x, y = L / 2 * sp.cos(f), L / 2 * sp.sin(f)          # the centre on the circle: Φ = 0 along the path
+    X, Y, F = sp.symbols("X Y F")
+    Phi = -sp.Matrix([X - L / 2 * sp.cos(F), Y - L / 2 * sp.sin(F)])
+    Phi_q = Phi.jacobian([X, Y, F])
+    on = {X: x, Y: y, F: f}
+    qdd = sp.Matrix([x.diff(t, 2), y.diff(t, 2), f.diff(t, 2)])
+    phi_dd = Phi.subs(on).diff(t, 2)                     # zero along an admissible path
+    gamma = (Phi_q.subs(on) * qdd - phi_dd).applyfunc(sp.simplify)
+    state = {f.diff(t, 2): 0.7, f.diff(t): 2.0, f: math.radians(-50.0)}  # γ must not depend on φ̈
+    expected = np.array([float(g.subs(state)) for g in gamma])
+    assert_correct("3.P1", expected)
+    phi, w = math.radians(-50.0), 2.0
+    assert np.allclose(expected, 0.5 * w**2 * np.array([math.cos(phi), math.sin(phi)]))
+    assert_hint("3.P1", -expected, "sign")
+    assert_hint("3.P1", expected / w, "squared")
+    assert_hint("3.P1", 2 * expected, "L/2")
+    assert_hint("3.P1", 0.5 * w**2 * np.array([math.cos(-50.0), math.sin(-50.0)]), "degrees")
+    assert_hint("3.P1", 0.5 * w**2 * np.array([-math.sin(phi), math.cos(phi)]), "across the rod")
+
+
+def test_3P2_v_engine_by_hand_and_by_a_finite_difference_rank():
+    from mbdlib.exercises.ch03 import v_engine
+
+    model = v_engine()
+    bodies, pins, guides = 5, 5, 2
+    grubler = 3 * bodies - 2 * (pins + guides)
+    q, h = model.q0, 1e-6                                # Φ_q by central differences of Φ
+    J = np.column_stack([(model.phi(q + h * e) - model.phi(q - h * e)) / (2 * h) for e in np.eye(model.n)])
+    rank = np.linalg.matrix_rank(J, tol=1e-6)
+    assert (grubler, rank) == (1, 14)
+    assert_correct("3.P2", [grubler, rank, model.n - rank])
+    assert_hint("3.P2", [grubler + 3, rank, 1], "ground")
+    assert_hint("3.P2", [3 * bodies - (pins + guides), rank, 1], "removes 2")
+    assert_hint("3.P2", [3 * bodies - 2 * pins - guides, rank, 1], "prismatic")
+    assert_hint("3.P2", [1, model.n, 1], "cannot exceed")
+    assert_hint("3.P2", [1, rank, rank], "coordinates - rank")
+
+
+def test_3P3_baumgarte_violation_by_integration():
+    """Φ̈ + 2αΦ̇ + β²Φ = 0 integrated numerically from Φ(0) = 1 mm, Φ̇(0) = 0 (α = β = 5 1/s)."""
+    from scipy.integrate import solve_ivp
+
+    a = 5.0
+    sol = solve_ivp(lambda t, y: [y[1], -2 * a * y[1] - a**2 * y[0]], (0.0, 1.0), [1e-3, 0.0],
+                    rtol=1e-11, atol=1e-15)
+    value = sol.y[0, -1]
+    assert_correct("3.P3", value)
+    assert_hint("3.P3", 1e-3 * math.exp(-a), "DOUBLE root")
+    assert_hint("3.P3", 1e-3 * (1 - a) * math.exp(-a), "derivative at t = 0")
+    assert_hint("3.P3", 1e-3 * math.exp(-(a**2)), "beta^2")
+    assert_hint("3.P3", 1e3 * value, "metres")
+
+
+def test_3P4_held_rod_by_its_free_body_diagram():
+    """The rod at rest: Σ F = 0 gives the pin's force (0, m g); Σ M about the centre gives the pin's moment
+    -(L/2) cos φ m g, and the driver's torque is its opposite."""
+    m, L, g, phi = 2.0, 1.0, 9.81, math.radians(-30.0)
+    arm = -L / 2 * np.array([math.cos(phi), math.sin(phi)])   # from the centre to the pin
+    force = np.array([0.0, m * g])
+    moment = arm[0] * force[1] - arm[1] * force[0]
+    expected = np.array([*force, moment])
+    assert_correct("3.P4", expected)
+    assert_hint("3.P4", -expected, "sign")
+    assert_hint("3.P4", [0.0, m * g, 0.0], "centre of mass")
+    assert_hint("3.P4", [0.0, m * g, -L / 2 * math.sin(phi) * m * g], "cos(phi)")
+    assert_hint("3.P4", [0.0, m * g, 2 * moment], "L/2")
+    assert_hint("3.P4", [0.0, 0.0, -moment], "driver")
+
+
+@pytest.mark.parametrize("answer", JUNK, ids=range(len(JUNK)))
+@pytest.mark.parametrize("exercise_id", ["3.P1", "3.P2", "3.P3", "3.P4"])
+def test_practice_never_crashes_never_correct(exercise_id, answer):
+    v = evaluate(exercise_id, answer)
+    assert v.verdict in ("wrong", "unanswered", "error"), (exercise_id, v)
+    assert (v.verdict == "unanswered") == (answer is None)
+    assert v.points == 0

@@ -28,6 +28,11 @@ id      exercise                                                points  variants
 3.11c   ... the crank-pin force from λ                          2       dimensions, masses, state
 ======  ======================================================  ======  ==========================
 
+The practice exercises inside the chapter's pages (0 points, never released or graded; each with its
+solution folded on the page) are 3.P1 (page 3.1, γ of the pendulum's pin), 3.P2 (page 3.2, Grübler's count,
+the rank and the degrees of freedom of a V-engine), 3.P3 (page 3.3, the violation that Baumgarte's
+correction leaves after one second) and 3.P4 (page 3.4, the pin force on a rod held at an angle, from λ).
+
 Sign conventions (decided here, stated in the notebook).  In 3.3 a revolute joint's
 ``Φ = 0`` and ``-Φ = 0`` are the same constraint, so both signs are accepted.  From
 3.4 on the notebook fixes ``Φ = r_1 + A_1 s'_1 - r_2 - A_2 s'_2`` (body 1 minus body 2,
@@ -1328,6 +1333,271 @@ register(
                 lambda **p: _joint_force("A", slice(0, 3), **p),
                 "the third entry is the moment of the pin force about the crank's centre of mass; the "
                 "force is the first two (x, y)",
+            ),
+        ],
+    )
+)
+
+
+# ================================================================== practice inside the pages (0 points)
+# The short exercises of the chapter's pages, each after the worked example it practises; 0 points, never
+# released or graded, the solution folded on the page. Their numbers are the page's own.
+
+# 3.P1 (page 3.1): γ of the pendulum's pin, the rod at P1_PHI_DEG turning at P1_RATE
+P1_LENGTH, P1_PHI_DEG, P1_RATE = 1.0, -50.0, 2.0  # m, deg (the rod's angle φ), rad/s (φ̇)
+
+
+def _p1_model() -> PlanarModel:
+    """The page's pendulum: a rod of length L pinned at the origin by its end s' = (-L/2, 0)."""
+    L, phi = P1_LENGTH, math.radians(P1_PHI_DEG)
+    m = PlanarModel(gravity=(0.0, -G))
+    rod = m.add_body("rod", mass=2.0, inertia=2.0 * L**2 / 12,
+                     position=(L / 2 * math.cos(phi), L / 2 * math.sin(phi)), angle=phi)
+    m.add_revolute(m.ground, rod, point_i=(0.0, 0.0), point_j=(-L / 2, 0.0), name="pin")
+    return m
+
+
+def _p1_gamma() -> np.ndarray:
+    """γ of the library's model at the state (q, q̇) with φ̇ = P1_RATE and Φ_q q̇ = 0."""
+    m, phi, w = _p1_model(), math.radians(P1_PHI_DEG), P1_RATE
+    q = m.q0
+    qd = np.array([-P1_LENGTH / 2 * math.sin(phi) * w, P1_LENGTH / 2 * math.cos(phi) * w, w])
+    return m.gamma(q, qd)
+
+
+def _p1_closed(factor=0.5, power=2, radians=True, across=False) -> np.ndarray:
+    """factor · L φ̇^power · (cos φ, sin φ), or across the rod (-sin φ, cos φ), with a chosen mistake."""
+    phi = math.radians(P1_PHI_DEG) if radians else P1_PHI_DEG
+    along = np.array([math.cos(phi), math.sin(phi)])
+    direction = np.array([-along[1], along[0]]) if across else along
+    return factor * P1_LENGTH * P1_RATE**power * direction
+
+
+register(
+    Exercise(
+        "3.P1",
+        "The acceleration right-hand side of the pendulum's pin",
+        0,
+        reference=_p1_gamma,
+        mistakes=[
+            Mistake(
+                lambda: _p1_closed(factor=-0.5),
+                "the sign: gamma is defined by Phi_q qdd = gamma, so gamma = Phi_q qdd - (d/dt)^2 Phi; "
+                "the page's Phi is the ground's point minus the rod's end, -(r + A s')",
+            ),
+            Mistake(
+                lambda: _p1_closed(power=1),
+                "gamma of a joint that does not depend on time is quadratic in the velocities: the rate "
+                "phi_dot appears squared",
+            ),
+            Mistake(
+                lambda: _p1_closed(factor=1.0),
+                "the pin is at the rod's end, L/2 from its centre of mass (s' = (-L/2, 0)), not L",
+            ),
+            Mistake(
+                lambda: _p1_closed(radians=False),
+                "you used degrees: np.cos and np.sin take radians (np.radians(-50))",
+            ),
+            Mistake(
+                lambda: _p1_closed(across=True),
+                "that vector points across the rod; gamma of a pin is the centripetal part, A s' phi_dot^2 "
+                "up to its sign, which lies along the rod",
+            ),
+        ],
+    )
+)
+
+# 3.P2 (page 3.2): a V-engine, the page's slider-crank with a second rod and slider on a vertical guide
+P2_CRANK, P2_ROD, P2_THETA_DEG = 0.2, 0.6, 60.0  # m, m, deg: the page's slider-crank
+
+
+def v_engine() -> PlanarModel:
+    """The page's slider-crank (crank OA, rod AB, slider B on the x axis) plus a second rod, pinned to the
+    crank at A, whose end drives a second slider on the y axis: 5 moving bodies, 5 pins, 2 guides.
+
+    >>> r = v_engine().dof_report()
+    >>> r.coordinates, r.constraints, r.grubler, r.rank, r.dof
+    (15, 14, 1, 14, 1)
+    """
+    r, l, th = P2_CRANK, P2_ROD, math.radians(P2_THETA_DEG)
+    a = r * np.array([math.cos(th), math.sin(th)])
+    b = np.array([a[0] + math.sqrt(l**2 - a[1] ** 2), 0.0])
+    c = np.array([0.0, a[1] + math.sqrt(l**2 - a[0] ** 2)])
+    m = PlanarModel(gravity=(0.0, -G))
+    m.add_body("crank", mass=1.0, inertia=r**2 / 12, position=a / 2, angle=th)
+    m.add_body("rod", mass=2.0, inertia=2.0 * l**2 / 12, position=(a + b) / 2,
+               angle=math.atan2(b[1] - a[1], b[0] - a[0]))
+    m.add_body("slider", mass=1.5, inertia=0.01, position=b)
+    m.add_body("rod2", mass=2.0, inertia=2.0 * l**2 / 12, position=(a + c) / 2,
+               angle=math.atan2(c[1] - a[1], c[0] - a[0]))
+    m.add_body("slider2", mass=1.5, inertia=0.01, position=c)
+    m.add_revolute(m.ground, "crank", (0.0, 0.0), (-r / 2, 0.0), name="O")
+    m.add_revolute("crank", "rod", (r / 2, 0.0), (-l / 2, 0.0), name="A")
+    m.add_revolute("rod", "slider", (l / 2, 0.0), (0.0, 0.0), name="B")
+    m.add_translational(m.ground, "slider", axis_i=(1.0, 0.0), name="guide")
+    m.add_revolute("crank", "rod2", (r / 2, 0.0), (-l / 2, 0.0), name="A2")
+    m.add_revolute("rod2", "slider2", (l / 2, 0.0), (0.0, 0.0), name="B2")
+    m.add_translational(m.ground, "slider2", axis_i=(0.0, 1.0), name="guide2")
+    m.assemble()
+    return m
+
+
+def _p2_counts() -> np.ndarray:
+    rep = v_engine().dof_report()
+    return np.array([rep.grubler, rep.rank, rep.dof], dtype=float)
+
+
+def _entry(k: int, *values: float):
+    """A mistake test: entry k of a 3-vector answer is one of ``values`` (and the answer is not right)."""
+    def test(student, expected):
+        s = np.asarray(student, dtype=float).reshape(-1)
+        return s.shape == (3,) and any(math.isclose(s[k], v) for v in values) and not np.allclose(s, expected)
+
+    return test
+
+
+register(
+    Exercise(
+        "3.P2",
+        "Grübler count, rank and degrees of freedom of a V-engine",
+        0,
+        reference=_p2_counts,
+        mistakes=[
+            Mistake.when(
+                _entry(0, 4.0),
+                "the Grübler count: the ground is fixed and has no coordinates; only the five moving "
+                "bodies count, 3 each",
+            ),
+            Mistake.when(
+                _entry(0, 8.0),
+                "the Grübler count: a planar revolute or prismatic joint removes 2 degrees of freedom, "
+                "not 1 (it leaves one relative motion of three)",
+            ),
+            Mistake.when(
+                _entry(0, 3.0),
+                "the Grübler count: each prismatic guide removes 2 degrees of freedom (the slider can "
+                "neither leave its line nor turn), not 1",
+            ),
+            Mistake.when(
+                _entry(1, 15.0),
+                "the rank of Phi_q cannot exceed its number of rows, the 14 constraint equations "
+                "(15 is the number of coordinates)",
+            ),
+            Mistake.when(
+                _entry(2, 14.0),
+                "the degrees of freedom are coordinates - rank(Phi_q), not the rank itself",
+            ),
+        ],
+    )
+)
+
+# 3.P3 (page 3.3): how fast Baumgarte's correction removes a violation
+P3_GAIN, P3_PHI0, P3_TIME = 5.0, 1e-3, 1.0  # 1/s (alpha = beta), m (Φ(0), with Φ̇(0) = 0), s
+
+
+def _p3_violation(rate=1.0, with_t=True) -> float:
+    """Φ(t) of Φ̈ + 2αΦ̇ + α²Φ = 0 from Φ(0) = Φ0, Φ̇(0) = 0: Φ0 (1 + αt) e^{-αt} (double root s = -α)."""
+    a, t = P3_GAIN * rate, P3_TIME
+    return P3_PHI0 * ((1.0 + a * t) if with_t else 1.0) * math.exp(-a * t)
+
+
+register(
+    Exercise(
+        "3.P3",
+        "The violation left by Baumgarte's correction after one second",
+        0,
+        reference=_p3_violation,
+        rtol=1e-4,
+        atol=1e-12,
+        mistakes=[
+            Mistake(
+                lambda: _p3_violation(with_t=False),
+                "alpha = beta gives a DOUBLE root s = -alpha: the solutions are e^(st) and t e^(st), and "
+                "the start Phi_dot(0) = 0 needs both",
+            ),
+            Mistake(
+                lambda: P3_PHI0 * (1.0 - P3_GAIN * P3_TIME) * math.exp(-P3_GAIN * P3_TIME),
+                "check your formula against the start: its derivative at t = 0 must be 0 (Phi_dot(0) = 0)",
+            ),
+            Mistake(
+                lambda: P3_PHI0 * math.exp(-P3_GAIN**2 * P3_TIME),
+                "beta^2 multiplies Phi, it is not the decay rate: the rate is a root s of "
+                "s^2 + 2 alpha s + beta^2 = 0",
+            ),
+            Mistake(
+                lambda: 1e3 * _p3_violation(),
+                "give the violation in metres (the start is 1 mm = 0.001 m)",
+            ),
+        ],
+    )
+)
+
+# 3.P4 (page 3.4): the pendulum rod held still at P4_PHI_DEG by an angle driver
+P4_MASS, P4_LENGTH, P4_PHI_DEG = 2.0, 1.0, -30.0  # kg, m, deg (the rod's angle φ from the x axis)
+
+
+def held_rod(phi_deg: float = P4_PHI_DEG) -> PlanarModel:
+    """The page's held pendulum: a rod pinned at the origin by its end, its angle held by a driver.
+
+    >>> [j.name for j in held_rod().joints]
+    ['pin', 'hold']
+    """
+    L, phi = P4_LENGTH, math.radians(phi_deg)
+    m = PlanarModel(gravity=(0.0, -G))
+    m.add_body("rod", mass=P4_MASS, inertia=P4_MASS * L**2 / 12,
+               position=(L / 2 * math.cos(phi), L / 2 * math.sin(phi)), angle=phi)
+    m.add_revolute(m.ground, "rod", (0.0, 0.0), (-L / 2, 0.0), name="pin")
+    m.add_driver("rod", "phi", f=phi, name="hold")
+    return m
+
+
+def _p4_pin() -> np.ndarray:
+    """(F_x, F_y, τ) of the pin on the rod: the pin's rows and the rod's columns of -Φ_qᵀ λ."""
+    m = held_rod()
+    system = m.system()
+    _, lam = accelerations(system, 0.0, system.q0, np.zeros(system.n))
+    return -(m.phi_q(system.q0)[:2].T @ lam[:2])
+
+
+def _p4_closed(sign=1.0, moment="centre", trig=math.cos, length_factor=0.5) -> np.ndarray:
+    """Statics: the pin carries the weight, m g up; its moment about the centre is -(L/2) cos φ · m g."""
+    w, phi = P4_MASS * G, math.radians(P4_PHI_DEG)
+    tau = 0.0 if moment == "pin" else -length_factor * P4_LENGTH * trig(phi) * w
+    return sign * np.array([0.0, w, tau])
+
+
+register(
+    Exercise(
+        "3.P4",
+        "The pin force on a rod held at an angle, from lambda",
+        0,
+        reference=_p4_pin,
+        rtol=1e-6,
+        atol=1e-8,
+        mistakes=[
+            Mistake(
+                lambda: _p4_closed(sign=-1.0),
+                "the sign: with M qdd + Phi_q^T lambda = Q the joint's force on the bodies is "
+                "-Phi_q^T lambda (yours is the rod's force on the pin)",
+            ),
+            Mistake(
+                lambda: _p4_closed(moment="pin"),
+                "the third entry is the moment about the rod's centre of mass, not about the pin: the "
+                "pin's force acts at the rod's end, L/2 from the centre",
+            ),
+            Mistake(
+                lambda: _p4_closed(trig=math.sin),
+                "the moment arm of a vertical force is the horizontal distance from the centre to the "
+                "pin: (L/2) cos(phi), not (L/2) sin(phi)",
+            ),
+            Mistake(
+                lambda: _p4_closed(length_factor=1.0),
+                "the pin is L/2 from the rod's centre of mass, not L",
+            ),
+            Mistake(
+                lambda: np.array([0.0, 0.0, -_p4_closed()[2]]),
+                "that is the driver's row (its torque on the rod); the pin's are the rows of the "
+                "revolute joint",
             ),
         ],
     )
