@@ -856,3 +856,154 @@ JUNK = [
 @pytest.mark.parametrize("answer", JUNK, ids=range(len(JUNK)))
 def test_never_crashes_never_correct(answer):
     assert_never_crashes_never_correct(2, answer)
+
+
+# ---------------------------------------------------------------- practice inside the pages (2.P1 ...)
+# Each key checked against an independent computation; each typical mistake, built here, gets its hint.
+from scipy.spatial.transform import Rotation  # noqa: E402
+
+from mbdlib.exercises.core import practice_exercises  # noqa: E402
+
+
+def test_practice_exercises_are_registered_with_no_points_and_a_mistake_each():
+    exs = practice_exercises(2)
+    assert [e.id for e in exs] == [f"2.P{k}" for k in range(1, len(exs) + 1)] and len(exs) >= 3
+    for e in exs:
+        assert e.points == 0 and e.practice and len(e.mistakes) >= 1, e.id
+
+
+def _box_central(mass, a, b, c):
+    return mass / 12 * np.diag([b**2 + c**2, a**2 + c**2, a**2 + b**2])
+
+
+def test_2_P1_moment_is_the_rate_of_angular_momentum():
+    """M = dH/dt by finite differences of H(t) = A(t) I' A(t)^T omega, A(t) a turn about omega (scipy)."""
+    I_body = _box_central(0.5, 0.05, 0.15, 0.25)
+    A0 = Rotation.from_euler("ZYX", [20, 30, 10], degrees=True).as_matrix()
+    omega = np.array([6.0, 0.0, 0.0])
+
+    def H(t):
+        A = Rotation.from_rotvec(omega * t).as_matrix() @ A0
+        return A @ I_body @ A.T @ omega
+
+    h = 1e-6
+    M = (H(h) - H(-h)) / (2 * h)
+    assert_correct("2.P1", M)
+    assert_hint("2.P1", np.cross(omega, I_body @ omega), "body-frame inertia")
+    assert_hint("2.P1", np.cross(omega, A0.T @ I_body @ A0 @ omega), "wrong way round")
+    assert_hint("2.P1", -M, "sign")
+
+
+def test_2_P2_growth_rate_is_the_unstable_eigenvalue():
+    """lambda = the largest real part of the eigenvalues of the torque-free Euler equations linearised about
+    the spin, for the axis whose spin is unstable (the phone: 0.2 kg, 7.5 x 15 x 0.8 cm, 10 rad/s)."""
+    I = np.diag(_box_central(0.2, 0.075, 0.15, 0.008))
+
+    def growth(axis):
+        w0 = 10.0 * np.eye(3)[axis]
+
+        def f(w):
+            return np.array([(I[1] - I[2]) * w[1] * w[2] / I[0], (I[2] - I[0]) * w[2] * w[0] / I[1],
+                             (I[0] - I[1]) * w[0] * w[1] / I[2]])
+
+        J = np.column_stack([(f(w0 + 1e-6 * e) - f(w0 - 1e-6 * e)) / 2e-6 for e in np.eye(3)])
+        return np.linalg.eigvals(J)
+
+    rates = [growth(k).real.max() for k in range(3)]
+    unstable = int(np.argmax(rates))
+    assert unstable == 0 and rates[1] < 1e-6 and rates[2] < 1e-6  # x' (across the screen) is the middle axis
+    lam = rates[0]
+    assert_correct("2.P2", lam)
+    assert_hint("2.P2", lam**2, "square root")
+    assert_hint("2.P2", lam / 10.0, "Omega is missing")
+    assert_hint("2.P2", np.abs(growth(1).imag).max(), "y'", "smallest")
+    assert_hint("2.P2", np.abs(growth(2).imag).max(), "z'", "largest")
+
+
+def test_2_P3_release_accelerations_from_lagrange():
+    """q̈ = −M(0)⁻¹ G(0) with M and G of this file's own Lagrange derivation (1 kg, 1 m rods)."""
+    values = {m1: 1, m2: 1, L1: 1, L2: 1, g: 9.81, q1: 0, q2: 0}
+    M = np.array(mass().subs(values), dtype=float)
+    G = np.array(gravity().subs(values), dtype=float).ravel()
+    qdd = np.linalg.solve(M, -G)
+    assert qdd[0] < 0 < qdd[1]  # rod 1 falls; rod 2 turns up relative to it
+    assert_correct("2.P3", qdd)
+    assert_hint("2.P3", -qdd, "sign")
+    assert_hint("2.P3", -G, "solve")
+    assert_hint("2.P3", -G / np.diag(M), "diagonal")
+    assert_hint("2.P3", np.array([qdd[0], qdd[0] + qdd[1]]), "ABSOLUTE")
+
+
+def test_2_P4_partial_velocities_are_derivatives_of_the_position():
+    """v_C2^(j) = ∂r_C2/∂q_j by central differences of r_C2(q) (L1 = 1, L2 = 0.8, q = (−40°, 75°))."""
+    def r_c2(q, absolute=False, lever=0.5):
+        phi2 = q[1] if absolute else q[0] + q[1]
+        return np.array([np.cos(q[0]), np.sin(q[0])]) + lever * 0.8 * np.array([np.cos(phi2), np.sin(phi2)])
+
+    q = np.radians([-40.0, 75.0])
+
+    def partials(**kw):
+        return np.array([(r_c2(q + 1e-6 * e, **kw) - r_c2(q - 1e-6 * e, **kw)) / 2e-6 for e in np.eye(2)])
+
+    V = partials()
+    assert_correct("2.P4", V)
+    assert_hint("2.P4", np.array([V[1], V[1]]), "elbow")
+    assert_hint("2.P4", partials(absolute=True), "RELATIVE")
+    assert_hint("2.P4", partials(lever=1.0), "centre C2")
+    assert_hint("2.P4", V[::-1], "swapped")
+    rod2 = 0.4 * np.array([np.cos(q.sum()), np.sin(q.sum())])
+    along = np.array([[np.cos(q[0]), np.sin(q[0])], [0.0, 0.0]]) + rod2
+    assert_hint("2.P4", along, "e_perp")
+
+
+def test_2_P5_mdot_minus_2c_from_finite_differences_of_M():
+    """Ṁ and the Christoffel C from central differences of this file's M(q) (1 kg, 1 m rods)."""
+    values = {m1: 1, m2: 1, L1: 1, L2: 1}
+    M_of = sp.lambdify((q1, q2), mass().subs(values), "numpy")
+    q, qd, h = np.array([0.3, 0.8]), np.array([1.0, 0.5]), 1e-6
+    dM = [(np.array(M_of(*(q + h * e))) - np.array(M_of(*(q - h * e)))) / (2 * h) for e in np.eye(2)]
+    Mdot = dM[0] * qd[0] + dM[1] * qd[1]
+    C = np.zeros((2, 2))
+    for k in range(2):
+        for j in range(2):
+            C[k, j] = sum(0.5 * (dM[i][k, j] + dM[j][k, i] - dM[k][i, j]) * qd[i] for i in range(2))
+    N = Mdot - 2 * C
+    np.testing.assert_allclose(N, -N.T, atol=1e-8)  # skew, as the page says
+    assert_correct("2.P5", N)
+    assert_hint("2.P5", -N, "negative")
+    assert_hint("2.P5", Mdot - C, "factor 2")
+    assert_hint("2.P5", -2 * C, "Mdot is missing")
+    assert_hint("2.P5", Mdot, "Mdot alone")
+    assert_hint("2.P5", dM[1] - 2 * C, "chain rule")
+
+
+def test_2_P6_gravity_torques_are_the_gradient_of_the_potential():
+    """G = ∂V/∂q by central differences of V from mbdlib.dynamics.energy (another code path than rnea)."""
+    from mbdlib.dynamics import energy
+    from mbdlib.urdf import data_path, load_urdf
+
+    ur5, zero = load_urdf(data_path("ur5.urdf")), np.zeros(6)
+
+    def G(gravity):
+        return np.array([(energy(ur5, h * e, zero, gravity=gravity)[1]
+                          - energy(ur5, -h * e, zero, gravity=gravity)[1]) / (2 * h) for e in np.eye(6)])
+
+    h = 1e-6
+    down = G((0, 0, -9.81))
+    assert abs(down[1]) > 10  # the shoulder holds the stretched-out arm
+    assert_correct("2.P6", down)
+    assert_hint("2.P6", np.zeros(6), "gravity is missing")
+    assert_hint("2.P6", -down, "sign")
+    assert_hint("2.P6", G((0, -9.81, 0)), "z up")
+
+
+PRACTICE_JUNK = [j for j in JUNK if not callable(j) or isinstance(j, Exploding)]
+PRACTICE_JUNK += [np.zeros(6), np.ones((3, 3))]
+
+
+@pytest.mark.parametrize("answer", PRACTICE_JUNK, ids=range(len(PRACTICE_JUNK)))
+def test_practice_never_crashes_never_correct(answer):
+    for ex in practice_exercises(2):
+        v = evaluate(ex.id, answer)
+        assert v.verdict in ("wrong", "unanswered", "error"), (ex.id, v)
+        assert (v.verdict == "unanswered") == (answer is None)

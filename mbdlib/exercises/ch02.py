@@ -23,6 +23,19 @@ id      exercise                                                points  variants
 2.9c    Cart-pendulum: the accelerations from a push            2       own numbers
 ======  ======================================================  ======  ================
 
+Practice inside the chapter's pages (0 points, never released or graded; one set of numbers, the page's):
+
+======  ======================================================  ==========================
+id      exercise                                                page
+======  ======================================================  ==========================
+2.P1    The bearing moment of the tilted box, spun about x      2.1 one rigid body
+2.P2    How fast a tossed phone starts to flip                  2.1 one rigid body
+2.P3    The double pendulum's accelerations at release          2.2 Lagrange's equations
+2.P4    Partial velocities of the second rod's centre           2.3 Kane's equations
+2.P5    Mdot - 2C of the double pendulum at one state           2.4 the structure of M, C, G
+2.P6    Gravity torques of the UR5 stretched out                2.5 the RNEA
+======  ======================================================  ==========================
+
 The double pendulum (2.3-2.7) is ``Chain.planar``: two uniform rods, relative
 joint angles (q1 from the x axis, q2 from link 1), gravity along -y.  Its
 closed forms (e.g. Spong, Hutchinson & Vidyasagar, Robot Modeling and
@@ -60,9 +73,11 @@ import sympy as sp
 from ..bodies import RigidBody
 from ..chain import Chain, Joint
 from ..dynamics import bias_forces, forward_dynamics, mass_matrix
+from ..kinematics import partial_velocities
 from ..lagrange import lagrange_equations
 from ..newton_euler import newton_euler_body, rnea
-from ..rotations import dcm_from_quat, rot_x, rot_z
+from ..rotations import dcm_from_euler, dcm_from_quat, rot_x, rot_z
+from ..urdf import data_path, load_urdf
 from .core import Exercise, Mistake, register
 
 G_ACC = 9.81  # m/s^2, gravity along -y (2.5, 2.7, 2.9)
@@ -913,6 +928,330 @@ register(
                 lambda **p: _qdd_cart(**p, solve="diagonal"),
                 "you divided by the diagonal of M: the coupling M[0, 1] links the two equations, so solve "
                 "the linear system M qdd = Q - h - G",
+            ),
+        ],
+    )
+)
+
+
+
+# ================================================================== practice inside the pages
+# Short exercises right after a worked example of the chapter's pages (2.P1 ...): 0 points, the page's own
+# numbers, a hint for each typical mistake. The expected answers come from mbdlib's public API; the mistakes
+# are written out as closed forms.
+
+# ------------------------------------------------------------------ 2.P1 the tilted box, spun about x
+BOX_P1 = {"mass": 0.5, "edges": (0.05, 0.15, 0.25), "zyx_deg": (20.0, 30.0, 10.0), "omega": (6.0, 0.0, 0.0)}
+
+
+def _box_p1():
+    return RigidBody.box(BOX_P1["mass"], *BOX_P1["edges"], name="box")
+
+
+def _A_p1():
+    return dcm_from_euler("ZYX", np.radians(BOX_P1["zyx_deg"]))
+
+
+def _moment_p1():
+    """M = I α + ω × (I ω) with α = 0, a_C = 0, global components (newton_euler_body)."""
+    zero = np.zeros(3)
+    return newton_euler_body(_box_p1(), _A_p1(), _vec(BOX_P1["omega"]), zero, zero)[1]
+
+
+def _moment_p1_wrong(inertia="A I' A^T", sign=1.0):
+    I_body, A, w = _box_p1().inertia, _A_p1(), _vec(BOX_P1["omega"])
+    I = {"A I' A^T": A @ I_body @ A.T, "I'": I_body, "A^T I' A": A.T @ I_body @ A}[inertia]
+    return sign * np.cross(w, I @ w)
+
+
+register(
+    Exercise(
+        "2.P1",
+        "The bearing moment of the tilted box, spun about x",
+        0,
+        reference=_moment_p1,
+        mistakes=[
+            Mistake(
+                lambda: _moment_p1_wrong(inertia="I'"),
+                "your moment is zero: you used the body-frame inertia I' as if it were in global "
+                "components. The box is tilted: in global components its inertia is A I' A^T",
+            ),
+            Mistake(
+                lambda: _moment_p1_wrong(inertia="A^T I' A"),
+                "the rotation is the wrong way round: A maps body components to global ones, so the "
+                "inertia in global components is A I' A^T, not A^T I' A",
+            ),
+            Mistake(
+                lambda: _moment_p1_wrong(sign=-1.0),
+                "the sign is wrong: the moment the bearings supply is omega x (I omega), "
+                "not (I omega) x omega",
+            ),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 2.P2 a tossed phone
+PHONE_P2 = {"mass": 0.2, "edges": (0.075, 0.15, 0.008), "Omega": 10.0}  # kg; m along x', y', z'; rad/s
+
+
+def _phone_moments():
+    return np.diag(RigidBody.box(PHONE_P2["mass"], *PHONE_P2["edges"], name="phone").inertia)
+
+
+def _rate_about(axis, squared=False, omega=True):
+    """(ch2-intermediate) with body axis ``axis`` as the spin axis: sqrt(|λ²|), or λ² itself."""
+    I = _phone_moments()
+    i, j = (k for k in range(3) if k != axis)
+    lam2 = (I[i] - I[axis]) * (I[axis] - I[j]) / (I[i] * I[j]) * (PHONE_P2["Omega"] ** 2 if omega else 1.0)
+    return lam2 if squared else float(np.sqrt(abs(lam2)))
+
+
+def _lambda_p2():
+    """The growth rate of a disturbance of a spin about the intermediate axis (the middle moment)."""
+    return _rate_about(int(np.argsort(_phone_moments())[1]))
+
+
+def _other_axis_hint(axis):
+    I = _phone_moments()
+    which = "smallest" if axis == int(np.argmin(I)) else "largest"
+    name = "x'y'z'"[2 * axis: 2 * axis + 2]
+    return (f"that is the rate for a spin about {name}, the axis of the {which} moment: there lambda^2 < 0, "
+            "and sqrt(|lambda^2|) is the frequency of a harmless wobble. Find the axis of the MIDDLE moment")
+
+
+register(
+    Exercise(
+        "2.P2",
+        "How fast a tossed phone starts to flip",
+        0,
+        reference=_lambda_p2,
+        mistakes=[
+            *(Mistake(lambda _a=a: _rate_about(_a), _other_axis_hint(a))
+              for a in range(3) if a != int(np.argsort(_phone_moments())[1])),
+            Mistake(
+                lambda: _rate_about(int(np.argsort(_phone_moments())[1]), squared=True),
+                "that is lambda^2: the disturbance grows like exp(lambda t), so take the square root",
+            ),
+            Mistake(
+                lambda: _rate_about(int(np.argsort(_phone_moments())[1]), omega=False),
+                "Omega is missing: lambda is proportional to the spin rate (lambda^2 has the factor Omega^2)",
+            ),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 2.P3 the double pendulum released
+def _pendulum_p3():
+    return Chain.planar([1.0, 1.0], [1.0, 1.0], name="double pendulum")
+
+
+def _qdd_p3():
+    """q̈ at release from rest at q = 0: M q̈ = −G (forward_dynamics)."""
+    zero = np.zeros(2)
+    return forward_dynamics(_pendulum_p3(), zero, zero, zero, gravity=(0.0, -G_ACC, 0.0))
+
+
+def _release_closed(how="solve", sign=-1.0):
+    M = np.array([[8 / 3, 5 / 6], [5 / 6, 1 / 3]])  # M(0) of two uniform 1 kg, 1 m rods
+    G = G_ACC * np.array([2.0, 0.5])               # G(0): both rods horizontal
+    if how == "diagonal":
+        return sign * G / np.diag(M)
+    if how == "none":
+        return sign * G
+    return np.linalg.solve(M, sign * G)
+
+
+register(
+    Exercise(
+        "2.P3",
+        "The double pendulum's accelerations at release",
+        0,
+        reference=_qdd_p3,
+        mistakes=[
+            Mistake(
+                lambda: _release_closed(sign=1.0),
+                "the sign is wrong: at rest M qdd + G = 0, so qdd = -M^-1 G (both rods fall, q1 decreases)",
+            ),
+            Mistake(
+                lambda: _release_closed(how="none"),
+                "that is M qdd = -G, not qdd: solve the linear system (np.linalg.solve(M, -G))",
+            ),
+            Mistake(
+                lambda: _release_closed(how="diagonal"),
+                "you divided by the diagonal of M: the coupling M12 links the two equations, so solve "
+                "the linear system M qdd = -G",
+            ),
+            Mistake(
+                lambda: np.cumsum(_release_closed()),  # (qdd1, qdd1 + qdd2)
+                "your second entry is the acceleration of rod 2's ABSOLUTE angle q1 + q2; q2 is the angle "
+                "relative to rod 1, so give qdd2 itself",
+            ),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 2.P4 partial velocities of C2
+PENDULUM_P4 = {"lengths": (1.0, 0.8), "q_deg": (-40.0, 75.0)}
+
+
+def _v_c2_p4():
+    """Rows j = 1, 2: the partial velocity v_C2^(j), x and y components (kinematics.partial_velocities)."""
+    chain = Chain.planar(list(PENDULUM_P4["lengths"]), [1.0, 1.0], name="double pendulum")
+    pv = partial_velocities(chain, np.radians(PENDULUM_P4["q_deg"]))
+    return np.array([pv.global_("v_c", 1, j)[:2] for j in range(2)])
+
+
+def _v_c2_closed(absolute=False, perp=True, lever=0.5, elbow=True, swap=False, absolute_coords=False):
+    """The rows (v_C2^(1), v_C2^(2)) written out, with a chosen mistake (absolute: q2 put for phi2 in the
+    page's formulas; absolute_coords: the partial velocities of r_C2 written with q2 as rod 2's own angle)."""
+    L1, L2 = PENDULUM_P4["lengths"]
+    q1, q2 = np.radians(PENDULUM_P4["q_deg"])
+    phi2 = q2 if absolute or absolute_coords else q1 + q2
+
+    def e(a):
+        return np.array([-np.sin(a), np.cos(a)]) if perp else np.array([np.cos(a), np.sin(a)])
+
+    v2 = lever * L2 * e(phi2)
+    v1 = (L1 * e(q1) if elbow else 0.0) + (0.0 if absolute_coords else v2)
+    rows = np.array([v1, v2])
+    return rows[::-1] if swap else rows
+
+
+register(
+    Exercise(
+        "2.P4",
+        "Partial velocities of the second rod's centre",
+        0,
+        reference=_v_c2_p4,
+        mistakes=[
+            Mistake(
+                lambda: _v_c2_closed(elbow=False),
+                "your two rows are equal: with qd1 = 1 (and qd2 = 0) the elbow moves too, so v_C2^(1) also "
+                "has the elbow's velocity L1 e_perp(q1)",
+            ),
+            Mistake(
+                lambda: _v_c2_closed(absolute=True),
+                "q2 is the angle of rod 2 RELATIVE to rod 1: rod 2's direction is phi2 = q1 + q2",
+            ),
+            Mistake(
+                lambda: _v_c2_closed(absolute_coords=True),
+                "q2 is the angle of rod 2 RELATIVE to rod 1: rod 2's direction is phi2 = q1 + q2, so turning "
+                "q1 turns rod 2 too",
+            ),
+            Mistake(
+                lambda: _v_c2_closed(perp=False),
+                "those are directions along the rods, e(phi); a point turning about a joint moves "
+                "across the rod, along e_perp(phi) = (-sin phi, cos phi)",
+            ),
+            Mistake(
+                lambda: _v_c2_closed(lever=1.0),
+                "you used the tip of rod 2; its centre C2 is at L2/2 from the elbow",
+            ),
+            Mistake(
+                lambda: _v_c2_closed(swap=True),
+                "the rows are swapped: row 0 is v_C2^(1) (speed qd1), row 1 is v_C2^(2)",
+            ),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 2.P5 Mdot - 2C at one state
+STATE_P5 = {"q": (0.3, 0.8), "qd": (1.0, 0.5)}  # rad, rad/s; two uniform 1 kg, 1 m rods
+
+
+@cache
+def _lagrange_p5():
+    return lagrange_equations(_pendulum_p3(), gravity=(0.0, -G_ACC, 0.0))
+
+
+def _skew_p5():
+    """Ṁ − 2C with Ṁ = Σ_i ∂M/∂q_i q̇_i and the Christoffel C of lagrange_equations, at STATE_P5."""
+    eq = _lagrange_p5()
+    Mdot = sum((eq.M.diff(q) * v for q, v in zip(eq.q, eq.qd, strict=True)), sp.zeros(2, 2))
+    at = dict(zip((*eq.q, *eq.qd), (*STATE_P5["q"], *STATE_P5["qd"]), strict=True))
+    return np.array((Mdot - 2 * eq.C).subs(at).evalf(), dtype=float)
+
+
+def _skew_closed(mdot=1.0, c=2.0, chain_rule=True, transpose=False):
+    """mdot Ṁ − c C in closed form (b = m2 L1 L2 sin q2 / 2), with a chosen mistake."""
+    (_, q2), (v1, v2) = STATE_P5["q"], STATE_P5["qd"]
+    b = np.sin(q2) / 2
+    rate = v2 if chain_rule else 1.0                       # Ṁ = ∂M/∂q2 q̇2
+    Mdot = -b * rate * np.array([[2.0, 1.0], [1.0, 0.0]])
+    C = b * np.array([[-v2, -(v1 + v2)], [v1, 0.0]])
+    return mdot * Mdot - c * (C.T if transpose else C)
+
+
+register(
+    Exercise(
+        "2.P5",
+        "Mdot - 2C of the double pendulum at one state",
+        0,
+        reference=_skew_p5,
+        mistakes=[
+            Mistake(
+                lambda: _skew_closed(transpose=True),
+                "your matrix is the negative of Mdot - 2C: C is transposed (C_kj = sum_i c_ijk qd_i, row k "
+                "is the equation of joint k), or you computed 2C - Mdot",
+            ),
+            Mistake(
+                lambda: _skew_closed(c=1.0),
+                "the factor 2 is missing: the matrix is Mdot - 2C",
+            ),
+            Mistake(
+                lambda: _skew_closed(mdot=0.0),
+                "Mdot is missing: it is the time derivative of M along the motion, sum_i dM/dq_i qd_i, "
+                "not zero (M depends on q2)",
+            ),
+            Mistake(
+                lambda: _skew_closed(c=0.0),
+                "that is Mdot alone: subtract 2C",
+            ),
+            Mistake(
+                lambda: _skew_closed(chain_rule=False),
+                "Mdot is the TIME derivative of M: by the chain rule sum_i dM/dq_i qd_i, so dM/dq2 times qd2",
+            ),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 2.P6 the UR5 stretched out
+@cache
+def _ur5():
+    return load_urdf(data_path("ur5.urdf"))
+
+
+def _G_ur5(gravity=(0.0, 0.0, -G_ACC)):
+    zero = np.zeros(6)
+    return rnea(_ur5(), zero, zero, zero, gravity=gravity)
+
+
+register(
+    Exercise(
+        "2.P6",
+        "Gravity torques of the UR5 stretched out",
+        0,
+        reference=_G_ur5,
+        mistakes=[
+            Mistake(
+                lambda: np.zeros(6),
+                "all zero: gravity is missing. rnea(..., gravity=(0, 0, 0)) computes the torques of a "
+                "weightless arm; the UR5's base frame has z up, so gravity=(0, 0, -9.81)",
+            ),
+            Mistake(
+                lambda: _G_ur5((0.0, 0.0, G_ACC)),
+                "the sign is wrong: gravity points down, along -z of the UR5's base frame: "
+                "gravity=(0, 0, -9.81)",
+            ),
+            Mistake(
+                lambda: _G_ur5((0.0, -G_ACC, 0.0)),
+                "gravity along -y is the convention of the planar chains; the UR5's base frame has z up, "
+                "so gravity=(0, 0, -9.81)",
             ),
         ],
     )
