@@ -18,7 +18,9 @@ For every page (default: every ``*.html`` of the build, outside ``_static``/``_s
    element, no ``mjx-merror``); widget views rendered (``.jupyter-widgets`` elements, and as many
    ``.widget-slider`` / ``.widget-dropdown`` / ... controls as the saved widget state has slider /
    dropdown / ... views, no "Error displaying widget"); every ``<img>`` local and present on disk; again
-   no remote ``<script src>`` / ``<link href>`` (scripts may add some).
+   no remote ``<script src>`` / ``<link href>`` (scripts may add some). Every 3-D player
+   (:mod:`mbdlib.view3d`) started (three.js found, WebGL available: software SwiftShader here), its canvas
+   not blank, and its slider, a drag, click + wheel and ▶/❚❚ all change the picture (:data:`VIEW3D_SCRIPT`).
 3. **Network log** (``--log-net-log``): no request made by the page to a non-``file:`` URL. Chromium's
    own background requests (initiator "not an origin": update checks, account probes) are not the
    page's and are only counted.
@@ -65,6 +67,9 @@ CHROMIUM_FLAGS = [
     # Offline: every host name resolves to "not found", so a page that needs the network shows it.
     "--host-resolver-rules=MAP * ~NOTFOUND",
     "--virtual-time-budget=10000",
+    # WebGL in software (SwiftShader) for the 3-D players (mbdlib.view3d): with --disable-gpu Chromium only
+    # falls back to it with a deprecation warning, and will stop doing so; this flag asks for it.
+    "--enable-unsafe-swiftshader",
 ]
 REMOTE = re.compile(r"^(https?:)?//", re.IGNORECASE)
 LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:", "chrome:", "chrome-error:", "devtools:")
@@ -103,7 +108,7 @@ PLAYER_SCRIPT = """<script>window.addEventListener("load", function () { setTime
     var img = p.querySelector("img.mbd-player-img"), pre = p.querySelector("pre.mbd-player-text");
     return (img ? img.getAttribute("src") : "") + "|" + (pre ? pre.textContent : "");
   }
-  document.querySelectorAll(".mbd-player").forEach(function (p) {
+  document.querySelectorAll(".mbd-player:not(.mbd-player-3d)").forEach(function (p) {
     var r = {id: p.id, kind: p.getAttribute("data-mbd-kind"), widget: p.hasAttribute("data-mbd-widget"),
              sliders: [], distinct: 0, play: null};
     var seen = {}, data = JSON.parse(p.querySelector("script.mbd-player-data").textContent);
@@ -134,6 +139,72 @@ PLAYER_SCRIPT = """<script>window.addEventListener("load", function () { setTime
     document.documentElement.setAttribute("data-check-players", JSON.stringify(results));
   }, 1500);
 }, 300); });</script>"""
+# The 3-D players (mbdlib.view3d, class mbd-player-3d): once each has started (or given up), check that its
+# canvas shows something (the share of pixels that differ from the background), that the slider's last frame
+# changes the picture and its readout, that a drag turns the view and a click + wheel zooms it, and that ▶
+# moves the picture on by itself (and ❚❚ stops it). Pictures are compared by the player's own sample() (8x8
+# cell means of the drawn canvas, read right after drawing). Results go into an attribute of <html>.
+VIEW3D_SCRIPT = """<script>window.addEventListener("load", function () {
+  var views = Array.prototype.slice.call(document.querySelectorAll(".mbd-player-3d")), t0 = Date.now();
+  var results = [], playing = [];
+  function moved(a, b) {
+    var d = 0;
+    for (var i = 0; i < a.cells.length; i++) { d = Math.max(d, Math.abs(a.cells[i] - b.cells[i])); }
+    return d > 1;
+  }
+  function pointer(el, type, x, y, buttons) {
+    var r = el.getBoundingClientRect();
+    el.dispatchEvent(new PointerEvent(type, {pointerId: 1, pointerType: "mouse", isPrimary: true,
+      bubbles: true, button: 0, buttons: buttons, clientX: r.left + x * r.width,
+      clientY: r.top + y * r.height}));
+  }
+  function test(p) {
+    var r = {id: p.id, state: p.getAttribute("data-mbd-state"),
+             message: (p.querySelector(".mbd-view3d-message") || {}).textContent || ""};
+    results.push(r);
+    var api = p.mbdView3d;
+    if (r.state !== "ready" || !api) { return; }
+    try {
+      var s = p.querySelector("input.mbd-player-control"), out = p.querySelector("output");
+      var c = p.querySelector("canvas");
+      var n = parseInt(s.max, 10), first = api.sample();
+      r.drawn = first.drawn;
+      s.value = String(n); s.dispatchEvent(new Event("input", {bubbles: true}));
+      r.slider = n === 0 || (api.frame() === n && moved(first, api.sample()));
+      r.readout = out.textContent === api.label(n);
+      s.value = "0"; s.dispatchEvent(new Event("input", {bubbles: true}));
+      var before = api.sample();
+      pointer(c, "pointerdown", 0.5, 0.5, 1); pointer(c, "pointermove", 0.6, 0.52, 1);
+      pointer(c, "pointermove", 0.7, 0.55, 1); pointer(c, "pointerup", 0.7, 0.55, 0);
+      var turned = api.sample();
+      r.drag = moved(before, turned);
+      pointer(c, "pointerdown", 0.5, 0.5, 1); pointer(c, "pointerup", 0.5, 0.5, 0);
+      var b = c.getBoundingClientRect();
+      c.dispatchEvent(new WheelEvent("wheel", {deltaY: -300, bubbles: true, cancelable: true,
+                                              clientX: b.left + b.width / 2, clientY: b.top + b.height / 2}));
+      r.zoom = moved(turned, api.sample());
+      api.reset();
+      var button = p.querySelector("button.mbd-player-play");
+      playing.push([r, api, api.sample(), button]);
+      button.click();
+    } catch (err) { r.error = String(err); }
+  }
+  (function wait() {
+    var loading = views.some(function (p) { return p.getAttribute("data-mbd-state") === "loading"; });
+    if (loading && Date.now() - t0 < 8000) { setTimeout(wait, 100); return; }
+    views.forEach(test);
+    setTimeout(function () {
+      playing.forEach(function (x) {
+        x[0].play = x[1].frame() > 0 && moved(x[2], x[1].sample());
+        x[3].click();
+        x[0].paused = x[3].textContent.indexOf("play") >= 0;
+      });
+      document.documentElement.setAttribute("data-check-views3d", JSON.stringify(results));
+    }, 1500);
+  })();
+});</script>"""
+# A canvas whose share of non-background pixels is below this is blank (the ground grid alone is ~1-3 %).
+MIN_DRAWN = 0.005
 # Records what is wider than the page's text column once the page is laid out: tables, and code blocks
 # whose lines are cut off at the column edge (a reader would have to scroll them sideways).
 LAYOUT_SCRIPT = """<script>window.addEventListener("load", function () { setTimeout(function () {
@@ -238,8 +309,9 @@ def check_source(page: Path, html: str, report: PageReport, build: Path | None =
         "sliders": len(re.findall(r'"_view_name": "\w*SliderView"', state_text)),
         "controls": saved_controls(state_text),
         "images": len(soup.find_all("img")),
-        "players": len(soup.select(".mbd-player")),
+        "players": len(soup.select(".mbd-player:not(.mbd-player-3d)")),
         "widget_players": len(soup.select(".mbd-player[data-mbd-widget]")),
+        "views3d": len(soup.select(".mbd-player-3d")),
     }
 
 
@@ -347,6 +419,48 @@ def check_players(dom: str, expect: dict, report: PageReport) -> dict:
                     "their sliders do nothing (give interactive_figure a static= grid)")
     report.notes.append(f"{counts['widgets_ok']} of {counts['widgets']} widgets respond, "
                         f"{counts['animations_ok']} of {counts['animations']} animations play")
+    return counts
+
+
+def check_views3d(dom: str, expect: dict, report: PageReport) -> dict:
+    """Every 3-D player (mbdlib.view3d) started and responds; see :data:`VIEW3D_SCRIPT`.
+
+    Returns counts for the summary: {"views3d": n, "views3d_ok": n}.
+    """
+    counts = {"views3d": expect.get("views3d", 0), "views3d_ok": 0}
+    if not counts["views3d"]:
+        return counts
+    found = re.search(r'data-check-views3d="([^"]*)"', dom)
+    if not found:
+        report.fail(f"{counts['views3d']} 3-D player(s) on the page, but the 3-D check did not report")
+        return counts
+    results = json.loads(html_unescape(found.group(1)))
+    if len(results) != counts["views3d"]:
+        report.fail(f"{counts['views3d']} 3-D players in the source, {len(results)} in the rendered page")
+    for r in results:
+        name = f"3-D player {r['id']}"
+        if r["state"] == "no-webgl":
+            report.fail(f"{name}: WebGL is unavailable in this Chromium, the page shows its poster instead "
+                        "(run Chromium with --enable-unsafe-swiftshader for software WebGL)")
+            continue
+        if r["state"] != "ready":
+            report.fail(f"{name} did not start (state {r['state']!r}): {r['message'].strip()[:200]}")
+            continue
+        if r.get("error"):
+            report.fail(f"{name}: the check itself failed: {r['error']}")
+            continue
+        bad = [what for what, ok in (("the canvas is blank", r["drawn"] >= MIN_DRAWN),
+                                     ("the slider does not change the picture", r["slider"]),
+                                     ("the readout does not show the slider's time", r["readout"]),
+                                     ("a drag does not turn the view", r["drag"]),
+                                     ("click + wheel does not zoom", r["zoom"]),
+                                     ("play does not move the picture on", r.get("play")),
+                                     ("pause does not stop it", r.get("paused"))) if not ok]
+        if bad:
+            report.fail(f"{name}: " + "; ".join(bad) + f" (drawn {r['drawn']:.3f} of the canvas)")
+        else:
+            counts["views3d_ok"] += 1
+    report.notes.append(f"{counts['views3d_ok']} of {counts['views3d']} 3-D players play")
     return counts
 
 
@@ -630,14 +744,15 @@ def render_measured(chromium: str, page: Path, workdir: Path,
     The copy sits next to the page (so its relative links work) and is removed afterwards; it differs
     from the page by two scripts: one keeps writing ``scrollHeight`` into an attribute of <html>, read back
     from ``--dump-dom`` (which ``extra`` must include), the other moves the sliders of the frame players
-    (:data:`PLAYER_SCRIPT`). The height is None if it could not be measured.
+    (:data:`PLAYER_SCRIPT`, and :data:`VIEW3D_SCRIPT` for the 3-D players). The height is None if it could
+    not be measured.
     """
     html = page.read_text(encoding="utf-8")
     body_end = html.rfind("</body>")
     if body_end < 0:
         html, body_end = html + "<body></body>", len(html) + len("<body>")
     copy = page.with_name(f".check_book-measure-{os.getpid()}-{page.name}")
-    scripts = MEASURE_SCRIPT + PLAYER_SCRIPT + LAYOUT_SCRIPT + GLYPH_SCRIPT
+    scripts = MEASURE_SCRIPT + PLAYER_SCRIPT + VIEW3D_SCRIPT + LAYOUT_SCRIPT + GLYPH_SCRIPT
     copy.write_text(html[:body_end] + scripts + html[body_end:], encoding="utf-8")
     try:
         proc = run_chromium(chromium, copy.as_uri(), extra, workdir)
@@ -673,6 +788,7 @@ def check_page(chromium: str, build: Path, page: Path, shots: Path | None, workd
         return report
     check_dom(page, proc.stdout, expect, report)
     report.counts = check_players(proc.stdout, expect, report)
+    report.counts.update(check_views3d(proc.stdout, expect, report))
     check_layout(proc.stdout, report)
     check_glyphs(proc.stdout, report)
     if netlog.exists():
@@ -761,9 +877,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"       - {msg}")
     n_bad = sum(bool(r.failures) for r in reports)
     totals = {k: sum(r.counts.get(k, 0) for r in reports)
-              for k in ("widgets", "widgets_ok", "animations", "animations_ok")}
+              for k in ("widgets", "widgets_ok", "animations", "animations_ok", "views3d", "views3d_ok")}
     print(f"check_book: {totals['widgets_ok']} of {totals['widgets']} widgets respond, "
           f"{totals['animations_ok']} of {totals['animations']} animations play")
+    if totals["views3d"]:
+        print(f"check_book: {totals['views3d_ok']} of {totals['views3d']} 3-D players play")
     print(f"check_book: {len(reports) - n_bad} passed, {n_bad} failed "
           f"({len(reports)} pages, {time.perf_counter() - start:.1f} s, {Path(chromium).name})")
     return 1 if n_bad else 0
