@@ -490,8 +490,32 @@ def _pages_to_render() -> list[str]:
     return [f"{name}.html" for name in _toc_files()] + ["genindex.html", "search.html"]
 
 
+def _figure(content: str, number: int = 1) -> str:
+    """``content`` in a numbered, captioned figure, as the book's figures are built (myst-nb, Sphinx)."""
+    return (f'<figure class="align-default">{content}<figcaption><p><span class="caption-number">Figure '
+            f'{number} </span><span class="caption-text">A caption.</span></p></figcaption></figure>')
+
+
 def _player_page(tmp_path: Path, name: str, players: list[str]) -> Path:
-    return _write(tmp_path / name, "<html><body>" + "".join(players) + "</body></html>")
+    figures = "".join(_figure(p, k) for k, p in enumerate(players, start=1))
+    return _write(tmp_path / name, "<html><body>" + figures + "</body></html>")
+
+
+def test_check_reading_wants_numbered_figures_rendered_maths_and_figures_cited_by_number():
+    def failures(body: str) -> list[str]:
+        report = check_book.PageReport("p.html")
+        soup = check_book.BeautifulSoup(f'<html><body><article class="bd-article">{body}</article></body>'
+                                        "</html>", "html.parser")
+        check_book.check_reading(soup, report)
+        return report.failures
+
+    img = '<img src="a.png" alt="a pendulum">'
+    assert failures(_figure(img) + '<p>As <span class="math">$x$</span> shows.</p>') == []
+    assert "image not in a numbered, captioned figure: 'a pendulum'" in failures(img)[0]
+    assert "without a numbered caption" in failures(f"<figure>{img}</figure>")[0]
+    assert "a '$' in the text" in failures("<ul><li>$a\\mathbf b$ and</li></ul>")[0]
+    assert "cite it by number" in failures("<p>The figure below shows it.</p>")[0]
+    assert failures("<pre>cost = $5</pre><code>$x</code>") == []
 
 
 def test_checker_passes_players_that_respond_and_fails_one_that_does_not(chromium, tmp_path):
