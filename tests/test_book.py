@@ -675,3 +675,77 @@ def test_checker_passes_a_chinese_term_with_the_web_font_and_fails_it_without(ch
         n_cjk = len(set("刚体" + "".join(shipped[:12])))
         assert f"{n_cjk} character(s) drawn as a box" in bare_section, out
     assert proc.returncode == 1
+
+
+# --- 3-D players (mbdlib.view3d) ------------------------------------------------------------------------
+
+
+def _view3d_page(path: Path, root: str, player: str) -> Path:
+    """A page with ``player`` in a numbered figure, ``root`` its content root (as Sphinx writes it)."""
+    figure = (f'<figure class="align-default">{player}<figcaption><p><span class="caption-number">Figure 1 '
+              '</span><span class="caption-text">A motion.</span></p></figcaption></figure>')
+    return _write(path, f'<!DOCTYPE html><html data-content_root="{root}"><head><meta charset="utf-8">'
+                        f'</head><body>{figure}</body></html>')
+
+
+@pytest.fixture(scope="module")
+def three_orbit() -> Path:
+    """The vendored three.js (what `make vendor` does, a no-op when up to date)."""
+    vendor = BOOK / "_assets" / "vendor"
+    proc = subprocess.run(["bash", str(REPO / "tools" / "vendor_js.sh"), str(vendor)], cwd=REPO,
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert proc.returncode == 0, f"tools/vendor_js.sh failed:\n{proc.stderr[-3000:]}"
+    return vendor / "three" / "three-orbit.js"
+
+
+def test_checker_passes_3d_players_that_play_and_fails_one_that_does_not(chromium, tmp_path, three_orbit):
+    """A 3-D player finds the vendored three.js from pages at two depths, draws (software WebGL), and its
+    slider, a drag, the wheel and ▶ change the picture; a motion whose bodies never move fails; and with
+    WebGL off the page keeps its poster and the check says why."""
+    import shutil
+
+    import numpy as np
+
+    from mbdlib.view3d import Box, Cylinder, Scene3D, Sphere, Trace
+
+    static = tmp_path / "_static" / "vendor" / "three"
+    static.mkdir(parents=True)
+    shutil.copy(three_orbit, static / "three-orbit.js")
+    n = 60
+    t = np.linspace(0, 2, n)
+    c, s = np.cos(3 * t), np.sin(3 * t)
+    A = np.zeros((n, 3, 3))
+    A[:, 0, 0], A[:, 0, 1], A[:, 1, 0], A[:, 1, 1], A[:, 2, 2] = c, -s, s, c, 1
+    scene = Scene3D([Box("arm", size=(0.4, 0.05, 0.05), at=(0.2, 0, 0), color="#0072B2"),
+                     Cylinder("hub", radius=0.04, length=0.08, body="arm"),
+                     Sphere("tip", radius=0.03, body="arm", at=(0.4, 0, 0.05), color="#D55E00"),
+                     Trace("tip path", body="arm", point=(0.4, 0, 0.05))])
+    moving = scene.play(t, {"arm": (np.zeros((n, 3)), A)}, poster=False).to_html()
+    still = scene.play(t, {"arm": (np.zeros((n, 3)), np.repeat(A[:1], n, axis=0))}, poster=False).to_html()
+    top = _view3d_page(tmp_path / "index.html", "./", moving)
+    deep = _view3d_page(tmp_path / "appendix" / "deep.html", "../", moving)
+    dead = _view3d_page(tmp_path / "still.html", "./", still)
+    proc = subprocess.run([sys.executable, str(REPO / "tools" / "check_book.py"), str(tmp_path), str(top),
+                           str(deep), str(dead), "--no-screenshots"],
+                          capture_output=True, text=True, timeout=600, check=False)
+    out = proc.stdout
+    sections = {name: out.split(f" {name}", 1)[1].split("\nFAIL ", 1)[0].split("\nok ", 1)[0]
+                for name in ("index.html", "appendix/deep.html", "still.html")}
+    for name in ("index.html", "appendix/deep.html"):
+        assert "1 of 1 3-D players play" in sections[name], out
+        # (the synthetic pages have no download button; that is their only failure)
+        assert [ln for ln in sections[name].splitlines()[1:] if ln.strip().startswith("-")] == [
+            "       - no download button (expected a link to the page's source in _sources/)"], out
+    assert "0 of 1 3-D players play" in sections["still.html"], out
+    assert "play does not move the picture on" in sections["still.html"], out
+    assert "the slider does not change the picture" in sections["still.html"], out
+    assert "a drag does not turn the view" not in out and "console:" not in out, out
+    assert "check_book: 2 of 3 3-D players play" in out
+    assert proc.returncode == 1
+    # WebGL unavailable: the player says so under its poster, and the check names the flag that helps
+    proc, _ = check_book.render_measured(chromium, top, tmp_path, ["--disable-webgl", "--dump-dom",
+                                                                  "--window-size=1280,1000"])
+    report = check_book.PageReport("index.html")
+    check_book.check_views3d(proc.stdout, {"views3d": 1}, report)
+    assert 'data-mbd-state="no-webgl"' in proc.stdout and "gives the page no WebGL" in proc.stdout
+    assert len(report.failures) == 1 and "--enable-unsafe-swiftshader" in report.failures[0], report.failures
