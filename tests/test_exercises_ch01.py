@@ -832,3 +832,15 @@ def test_practice_never_crashes_never_correct(answer):
         v = evaluate(ex.id, answer)
         assert v.verdict in ("wrong", "unanswered", "error"), (ex.id, v)
         assert v.points == 0 and (v.verdict == "unanswered") == (answer is None)
+
+
+def test_practice_check_shows_the_verdict_without_a_grading_record(monkeypatch):
+    """A practice check (never graded) shows text and HTML only; a graded one also carries the record."""
+    from mbdlib.exercises import core
+
+    shown = []
+    monkeypatch.setattr(core, "_show", lambda bundle, text: shown.append(bundle))
+    core.check("1.P4", [-4.5, 2.4, 0.0])
+    core.check("1.1", A11)
+    assert set(shown[0]) == {"text/plain", "text/html"} and shown[0]["text/plain"] == "✓ 1.P4 correct"
+    assert core.MIME in shown[1]
