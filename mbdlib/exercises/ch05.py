@@ -789,3 +789,205 @@ register(
         ],
     )
 )
+
+
+# ================================================================== practice inside the chapter's pages
+# 5.P1 .. 5.P4: no points, never released or graded (public data only, no variants). The keys come from
+# the library (Kane's recursion, the closed chain's S, the arm's mass matrix); the mistakes are written
+# out here from closed forms.
+
+# ------------------------------------------------------------------ 5.P1 the two-link arm held still
+P1 = {"L": (0.5, 0.4), "m": (3.0, 2.0), "g": 9.81, "q_deg": (30.0, 45.0)}  # page 5.1, q2 relative
+
+
+def _p1_holding():
+    from ..chain import Chain
+    from ..kane import kane_inverse_dynamics
+
+    chain = Chain.planar(list(P1["L"]), masses=list(P1["m"]), name="two links")
+    q = np.radians(P1["q_deg"])
+    return _arr(kane_inverse_dynamics(chain, q, [0.0, 0.0], [0.0, 0.0], gravity=(0.0, -P1["g"], 0.0)))
+
+
+def _p1_closed(half=1.0, outer=True, absolute=True, degrees=False):
+    """Holding torques of two uniform rods: τ2 = m2 g c2 L2 cos(q1 + q2), τ1 = g cos q1 (m1 c1 L1 + m2 L1)
+    + τ2, with a chosen mistake (``half``: where the centres sit; ``absolute``: link 2's direction q1 + q2
+    or, wrongly, q2; ``degrees``: the pose's degrees read as radians)."""
+    (L1, L2), (m1, m2), g = P1["L"], P1["m"], P1["g"]
+    q1, q2 = P1["q_deg"] if degrees else np.radians(P1["q_deg"])
+    tau2 = m2 * g * half * L2 * math.cos(q1 + q2 if absolute else q2)
+    tau1 = g * math.cos(q1) * (m1 * half * L1 + (m2 * L1 if outer else 0.0)) + (tau2 if outer else 0.0)
+    return _arr([tau1, tau2])
+
+
+register(
+    Exercise(
+        "5.P1",
+        "Practice: the two-link arm held still",
+        0,
+        reference=_p1_holding,
+        rtol=1e-6,
+        mistakes=[
+            Mistake(lambda: -_p1_closed(half=0.5),
+                    "the sign: the motors hold the arm UP against gravity (the rising base puts +g into "
+                    "every a_Ci); tau = G(q), positive for a link that reaches out horizontally"),
+            Mistake(lambda: _p1_closed(half=0.5, outer=False),
+                    "tau_1 sums over the links i >= 1: link 2's weight loads motor 1 as well (through its "
+                    "partial velocity v_C2^(1))"),
+            Mistake(lambda: _p1_closed(half=0.5, absolute=False),
+                    "q2 is the angle of link 2 RELATIVE to link 1: link 2 points along q1 + q2"),
+            Mistake(lambda: _p1_closed(half=1.0),
+                    "the rods are uniform: their centres of mass are at mid-length, d_i = L_i / 2"),
+            Mistake(lambda: _p1_closed(half=0.5, degrees=True),
+                    "the pose is given in degrees: convert it to radians before substituting"),
+            Mistake(lambda: _p1_closed(half=0.5)[::-1],
+                    "the order is [tau_1, tau_2]: the shoulder's torque first"),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 5.P2 S of the tree, general four-bar
+P2_Q_DEG = (20.0, 75.0)  # page 5.2: the pose q0 of the worked example
+
+
+def _p2_S():
+    q = np.radians(P2_Q_DEG)
+    arm = _general()
+    rates = kane_closed.closed_rates(arm.closed, q, [0.0, 0.0], None, arm.angles(q)[[1, 3]] - q)
+    return _arr(rates.S)
+
+
+def _p2_by_hand(rows="relative", order="tree"):
+    """S of the tree (θ1, θ2 − θ1, θ3, θ4 − θ3) from B written here, with a chosen mistake."""
+    p = _general().params
+    q = np.radians(P2_Q_DEG)
+    th2, th4 = _assembly(q)
+    B = _B_by_hand(p["L1"], p["L3"], p["L4"], p["b2"], [q[0], th2, q[1], th4])
+    passive = B - np.eye(2) if rows == "relative" else B
+    if order == "tree":
+        return np.vstack([[1.0, 0.0], passive[0], [0.0, 1.0], passive[1]])
+    return np.vstack([np.eye(2), passive])
+
+
+register(
+    Exercise(
+        "5.P2",
+        "Practice: S of the tree for a general four-bar",
+        0,
+        reference=_p2_S,
+        rtol=1e-6,
+        atol=1e-9,
+        mistakes=[
+            Mistake(lambda: _p2_by_hand(rows="absolute"),
+                    "the passive rows hold the rates of the tree's JOINT angles theta2 - theta1 and "
+                    "theta4 - theta3, i.e. the rows of B_rel = B - I, not of B (absolute angles)"),
+            Mistake(lambda: _p2_by_hand(order="stacked"),
+                    "the rows follow the tree's coordinates (theta1, theta2 - theta1, theta3, "
+                    "theta4 - theta3): the passive rows are the 2nd and the 4th"),
+            Mistake(lambda: _p2_by_hand(rows="absolute", order="stacked"),
+                    "two things: the rows follow the tree's coordinates (the passive rows are the 2nd and "
+                    "4th), and they are rows of B_rel = B - I (joint angles), not of B"),
+            Mistake(lambda: _p2_by_hand().T,
+                    "S maps the two motor rates to the four tree rates: shape (4, 2), not its transpose"),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 5.P3 the decoupling centre of mass
+P3_M2 = 3.0  # page 5.3: the forearm's mass (kg); every other parameter the default
+
+
+def _p3_d2x():
+    """d2x with M12 ≡ 0, from the library's mass matrix (M12 at a pose is linear in d2x)."""
+    def m12(x):
+        return _arm(m2=P3_M2, d2=(x, 0.0)).mass_matrix(Q_M12)[0, 1]
+
+    a, b = m12(0.0), m12(0.1)
+    return -0.1 * a / (b - a)
+
+
+def _p3_closed(m2=P3_M2, swap_lengths=False, swap_masses=False):
+    p = _p()
+    L1, L3 = (p["L3"], p["L1"]) if swap_lengths else (p["L1"], p["L3"])
+    m2_, m4 = (p["m4"], m2) if swap_masses else (m2, p["m4"])
+    return m4 * L3 * p["d4"] / (m2_ * L1)
+
+
+register(
+    Exercise(
+        "5.P3",
+        "Practice: where the forearm's centre of mass decouples the arm",
+        0,
+        reference=_p3_d2x,
+        rtol=1e-6,
+        mistakes=[
+            Mistake(lambda: _p3_closed(swap_lengths=True),
+                    "L1 and L3 are swapped: the coupler's term carries the CRANK's length L3 (its centre "
+                    "moves with the crank pin A), the forearm's the upper arm's L1 (it moves with the "
+                    "elbow E)"),
+            Mistake(lambda: _p3_closed(swap_masses=True),
+                    "the masses are swapped: the forearm's first moment m2 d2x about E must balance the "
+                    "coupler's term m4 L3 d4x / L1"),
+            Mistake(lambda: _p3_closed(m2=FOURBAR_DEFAULTS["m2"]),
+                    "that is the decoupling point of the default forearm (4 kg); here m2 = 3 kg"),
+            Mistake(lambda: 1e3 * _p3_closed(),
+                    "give d2x in metres, not millimetres"),
+            Mistake(lambda: -_p3_closed(),
+                    "the sign: c_c = m4 L3 d4x - m2 L1 d2x vanishes for a POSITIVE d2x, the centre of mass "
+                    "in front of the elbow (towards the tip)"),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 5.P4 the balanced arm after the pulse
+P4 = {"peak": 2.0, "duration": 0.5}  # page 5.4: tau_p = peak sin^2(pi t / duration), 0 <= t <= duration
+
+
+def _balanced():
+    d4 = FOURBAR_DEFAULTS["d4"][0]
+    p = _p()
+    return _arm(d2=(p["m4"] * p["L3"] * d4 / (p["m2"] * p["L1"]), 0.0))
+
+
+def _p4_impulse():
+    from scipy.integrate import quad
+
+    value, _ = quad(lambda t: P4["peak"] * math.sin(math.pi * t / P4["duration"]) ** 2, 0.0, P4["duration"])
+    return value
+
+
+def _p4_rate():
+    """q̇1 after the pulse: the balanced arm is two independent pendulums, gravity compensated."""
+    return _p4_impulse() / _balanced().mass_matrix([0.3, 1.2])[0, 0]
+
+
+def _p4_inertias():
+    M = _balanced().mass_matrix([0.3, 1.2])
+    return M[0, 0], M[1, 1]
+
+
+register(
+    Exercise(
+        "5.P4",
+        "Practice: the balanced arm's speed after the pulse",
+        0,
+        reference=_p4_rate,
+        rtol=1e-5,
+        mistakes=[
+            Mistake(lambda: P4["peak"] * P4["duration"] / _p4_inertias()[0],
+                    "the pulse's mean is HALF its peak: the integral of sin^2 over its half period is "
+                    "duration / 2"),
+            Mistake(lambda: (P4["peak"] * P4["duration"] / 2) / _p4_inertias()[1],
+                    "motor 1 accelerates q1 against M11; M22 is the crank side's inertia"),
+            Mistake(lambda: (P4["peak"] * P4["duration"] / 2) / sum(_p4_inertias()),
+                    "the balanced arm is decoupled: motor 1 sees M11 alone, not M11 + M22"),
+            Mistake(lambda: P4["peak"] * P4["duration"] / 2,
+                    "that is the angular impulse (N m s); divide it by the inertia motor 1 sees, M11"),
+            Mistake(lambda: math.degrees((P4["peak"] * P4["duration"] / 2) / _p4_inertias()[0]),
+                    "give the rate in rad/s, not deg/s"),
+        ],
+    )
+)
