@@ -1233,3 +1233,139 @@ register(
         ],
     )
 )
+
+
+# ------------------------------------------------------------------ practice inside the pages (6.P1-6.P5)
+# The numbers of the chapter's own press (book/chapters/ch06_press.py; tests/test_exercises_ch06.py checks
+# that they agree). Practice is never graded: 0 points, no variants.
+PAGE_G = 9.81
+PAGE_R = 0.06  # crank radius (m)
+PAGE_M = (4.0, 6.0, 40.0)  # crank, rod, ram (kg)
+PAGE_K_CB = 5.0e3  # counterbalance stiffness (N/m)
+PAGE_M_CROWN = 100.0  # the elastic frame's crown (kg)
+PAGE_K_FRAME = 1.0e9  # 6.P4: the frame stiffness (N/m)
+PAGE_GAIN = 300.0  # 6.P5: alpha = beta (1/s)
+
+
+def _delta_level(crank=0.5, rod=1.0, ram=1.0, scale=1.0):
+    """(ch6-delta) at theta = 0: y_i'(0)/y_B'(0) = 1/2 (crank), 1 (rod), 1 (ram)."""
+    m1, m2, m3 = PAGE_M
+    return scale * PAGE_G * (crank * m1 + rod * m2 + ram * m3) / PAGE_K_CB
+
+
+def _frame_omega(mass=None, root=True, hertz=False):
+    """6.P4: the frame's mode at a dead centre, where crank, rod and ram all ride on the crown."""
+    m = PAGE_M_CROWN + sum(PAGE_M) if mass is None else mass
+    w = math.sqrt(PAGE_K_FRAME / m) if root else PAGE_K_FRAME / m
+    return w / (2 * math.pi) if hertz else w
+
+
+register(
+    Exercise(
+        "6.P1",
+        "Counting the elastic frame: coordinates, equations, DOF",
+        0,
+        reference=lambda: np.array([12.0, 10.0, 2.0]),
+        atol=1e-9,
+        mistakes=[
+            Mistake(lambda: np.array([12.0, 8.0, 4.0]),
+                    "the crown's own joint to the ground is missing from your count: a translational joint "
+                    "writes two equations, like a revolute one"),
+            Mistake(lambda: np.array([9.0, 8.0, 1.0]),
+                    "that is the press without the elastic frame: the crown is a fourth body (three more "
+                    "coordinates) with a joint of its own"),
+            Mistake(lambda: np.array([12.0, 11.0, 1.0]),
+                    "a translational joint writes two equations (the line and the angle), not three"),
+            Mistake(lambda: np.array([12.0, 10.0, 1.0]),
+                    "coordinates minus equations: 12 - 10; the frame's spring is a force, not a constraint, "
+                    "so the crown's slide is a degree of freedom"),
+        ],
+    )
+)
+
+register(
+    Exercise(
+        "6.P2",
+        "The spring compression that holds the crank at theta = 0",
+        0,
+        reference=_delta_level,
+        rtol=2e-3,
+        atol=1e-7,
+        mistakes=[
+            Mistake(lambda: _delta_level(rod=0.5, crank=0.0),
+                    "that is how the counterbalance was sized (the ram and half the rod); at theta = 0 the "
+                    "rod's centre rises as fast as the ram, and the crank's weight counts too"),
+            Mistake(lambda: _delta_level(crank=0.0),
+                    "the crank's weight is missing: its centre rises at half the ram's rate at theta = 0"),
+            Mistake(lambda: _delta_level(crank=1.0),
+                    "each weight counts with y_i'(theta) / y_B'(theta): the crank's centre rises at half the "
+                    "ram's rate, not at the same rate"),
+            Mistake(lambda: _delta_level(scale=1000.0), "give the compression in metres, not millimetres"),
+            Mistake(lambda: _delta_level(scale=1.0 / PAGE_G),
+                    "the weights are m g: you used the masses alone"),
+        ],
+    )
+)
+
+register(
+    Exercise(
+        "6.P3",
+        "A point-on-line gib beside the guide: Grübler, DOF by rank, redundant rows",
+        0,
+        reference=lambda: np.array([0.0, 1.0, 1.0]),
+        atol=1e-9,
+        mistakes=[
+            Mistake(lambda: np.array([0.0, 0.0, 0.0]),
+                    "Grübler's count (9 - 9 = 0) trusts that every row is independent; the rank of Phi_q "
+                    "says whether they are (press.dof_report())"),
+            Mistake(lambda: np.array([1.0, 1.0, 1.0]),
+                    "Grübler's count is coordinates minus equations: the gib adds one equation (9 rows)"),
+            Mistake(lambda: np.array([0.0, 1.0, 0.0]),
+                    "the DOF is right, but 9 rows of rank 8 means one row repeats what the others say"),
+            Mistake(lambda: np.array([-1.0, 1.0, 2.0]),
+                    "a point-on-line joint writes one equation (the point stays on the line), not two"),
+        ],
+    )
+)
+
+register(
+    Exercise(
+        "6.P4",
+        "The frame's fast mode with the riding mass, at a dead centre",
+        0,
+        reference=_frame_omega,
+        rtol=2e-3,
+        mistakes=[
+            Mistake(lambda: _frame_omega(mass=PAGE_M_CROWN),
+                    "that is the crown alone: at a dead centre the crank, the rod and the ram all move with "
+                    "the crown (they ride on it)"),
+            Mistake(lambda: _frame_omega(mass=PAGE_M_CROWN + PAGE_M[2]),
+                    "the crank and the rod ride on the crown too, not only the ram"),
+            Mistake(lambda: _frame_omega(root=False), "omega = sqrt(k / m): the square root is missing"),
+            Mistake(lambda: _frame_omega(hertz=True),
+                    "that is the frequency in Hz; give the angular frequency omega in rad/s"),
+        ],
+    )
+)
+
+register(
+    Exercise(
+        "6.P5",
+        "The largest fixed RK4 step for the Baumgarte mode at alpha = beta = 300",
+        0,
+        reference=lambda: RK4_EDGE / PAGE_GAIN,
+        rtol=2e-3,
+        mistakes=[
+            Mistake(lambda: 2.0 / PAGE_GAIN,
+                    "2 is explicit Euler's bound (R(z) = 1 + z); RK4's real stability interval reaches "
+                    "further"),
+            Mistake(lambda: 3.3066 / PAGE_GAIN,
+                    "3.3 is RK45's (Dormand-Prince) bound; the question is about classical RK4"),
+            Mistake(lambda: RK4_EDGE / (2 * PAGE_GAIN),
+                    "for alpha = beta the eigenvalue is a double one at s = -alpha, not -2 alpha"),
+            Mistake(lambda: RK4_EDGE / PAGE_GAIN**2,
+                    "beta^2 multiplies Phi, but the eigenvalue of the mode is s = -alpha (1/s)"),
+            Mistake(lambda: 1000.0 * RK4_EDGE / PAGE_GAIN, "give the step in seconds, not milliseconds"),
+        ],
+    )
+)
