@@ -876,3 +876,57 @@ def test_released_chapter_6_graded_for_two_students_and_a_borrowed_notebook(tmp_
         assert bo[ex.id] == ("correct" if same else "wrong"), (ex.id, keys)
         changed += [] if same else [ex.id]
     assert {"6.6", "6.7", "6.8", "6.9", "6.11b", "6.11c"} <= set(changed)
+
+
+# ---------------------------------------------------------------- practice inside the pages (6.P1-6.P5)
+PRACTICE_RIGHT = {
+    "6.P1": [12, 10, 2],
+    "6.P2": 9.81 * (4.0 / 2 + 6.0 + 40.0) / 5.0e3,
+    "6.P3": [0, 1, 1],
+    "6.P4": math.sqrt(1e9 / 150.0),
+    "6.P5": 2.785293563405282 / 300.0,
+}
+
+
+def _practice_verdict(exercise_id, answer):
+    return evaluate(exercise_id, answer)
+
+
+@pytest.mark.parametrize("exercise_id", sorted(PRACTICE_RIGHT))
+def test_practice_right_answer_is_correct(exercise_id):
+    ex = get(exercise_id)
+    assert ex.practice and ex.points == 0 and ex.mistakes
+    assert _practice_verdict(exercise_id, PRACTICE_RIGHT[exercise_id]).verdict == "correct"
+
+
+@pytest.mark.parametrize("exercise_id", sorted(PRACTICE_RIGHT))
+def test_practice_each_mistake_gives_its_hint(exercise_id):
+    ex = get(exercise_id)
+    for mistake in ex.mistakes:
+        v = _practice_verdict(exercise_id, mistake.answer())
+        assert v.verdict == "wrong" and v.hint == mistake.hint, (exercise_id, mistake.hint, v)
+
+
+@pytest.mark.parametrize("exercise_id", sorted(PRACTICE_RIGHT))
+@pytest.mark.parametrize("junk", [None, "x", float("nan"), [1, 2], {"a": 1}, np.ones((3, 3))])
+def test_practice_junk_never_crashes(exercise_id, junk):
+    v = _practice_verdict(exercise_id, junk)
+    assert v.verdict in ("wrong", "unanswered", "error")
+
+
+def test_practice_numbers_are_the_chapter_press():
+    """The practice keys use the press of book/chapters/ch06_press.py: the same numbers."""
+    import importlib.util
+
+    from mbdlib.exercises import ch06
+
+    spec = importlib.util.spec_from_file_location("ch06_press", ROOT / "book" / "chapters" / "ch06_press.py")
+    press = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(press)
+    assert (ch06.PAGE_G, ch06.PAGE_R, ch06.PAGE_K_CB, ch06.PAGE_M_CROWN) == (press.g, press.r, press.k_cb,
+                                                                           press.m_crown)
+    assert ch06.PAGE_M == (press.m_crank, press.m_rod, press.m_ram)
+    rep = press.build_press(crown_k=1e8).dof_report()
+    assert [rep.coordinates, rep.constraints, rep.dof] == PRACTICE_RIGHT["6.P1"]
+    rep = press.build_press(gib="point_on_line").dof_report()
+    assert [rep.grubler, rep.dof, rep.constraints - rep.rank] == PRACTICE_RIGHT["6.P3"]
