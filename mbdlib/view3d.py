@@ -882,16 +882,18 @@ class Player3D:
         uid = "mbd-view3d-" + hashlib.sha1(payload.encode()).hexdigest()[:12]
         n = self.n_frames
         esc = html.escape
-        parts = [f'<div class="mbd-player mbd-player-3d" id="{uid}" data-mbd-kind="animation3d" '
+        kind = "animation3d" if n > 1 else "view3d"  # one frame: a still to turn, no play nor slider
+        parts = [f'<div class="mbd-player mbd-player-3d" id="{uid}" data-mbd-kind="{kind}" '
                  f'data-mbd-state="loading" data-frame="{self.start}">']
         if self.title:
             parts.append(f'<div class="mbd-player-title">{esc(self.title)}</div>')
-        parts.append('<div class="mbd-player-controls">'
-                     '<button type="button" class="mbd-player-play" disabled>\u25B6 play</button>'
-                     '<label class="mbd-player-axis">t <input class="mbd-player-control" type="range" '
-                     f'disabled min="0" max="{n - 1}" step="1" value="{self.start}" aria-label="time">'
-                     f"<output>{esc(self.time_label(self.start))}</output></label>"
-                     '<button type="button" class="mbd-view3d-reset" title="reset the view" disabled>'
+        parts.append('<div class="mbd-player-controls">')
+        if n > 1:
+            parts.append('<button type="button" class="mbd-player-play" disabled>\u25B6 play</button>'
+                         '<label class="mbd-player-axis">t <input class="mbd-player-control" type="range" '
+                         f'disabled min="0" max="{n - 1}" step="1" value="{self.start}" aria-label="time">'
+                         f"<output>{esc(self.time_label(self.start))}</output></label>")
+        parts.append('<button type="button" class="mbd-view3d-reset" title="reset the view" disabled>'
                      "\u27F2 view</button></div>")
         parts.append('<div class="mbd-view3d-stage">')
         if self._poster is not None:
@@ -1241,8 +1243,7 @@ if (!lib) { lib = window.mbdView3d_1 = (function () {
         var first = tr.tail === null ? 0 : search(times[k] - tr.tail);
         tr.geo.setDrawRange(first, k - first + 1);
       });
-      ui.slider.value = String(k);
-      ui.out.textContent = ui.label(k);
+      if (ui.slider) { ui.slider.value = String(k); ui.out.textContent = ui.label(k); }
       root.setAttribute("data-frame", String(k));
       request();
     }
@@ -1255,10 +1256,11 @@ if (!lib) { lib = window.mbdView3d_1 = (function () {
       nextFrame(tick);
     }
     function play() {
+      if (!ui.play) { return; }
       playing = true; ui.play.textContent = "\u275A\u275A pause";
       k0 = current >= n - 1 ? 0 : current; t0 = performance.now(); tick();
     }
-    function pause() { playing = false; ui.play.textContent = "\u25B6 play"; }
+    function pause() { playing = false; if (ui.play) { ui.play.textContent = "\u25B6 play"; } }
     function resize() {
       var w = stage.clientWidth, h = stage.clientHeight;
       if (!w || !h) { return; }
@@ -1274,13 +1276,16 @@ if (!lib) { lib = window.mbdView3d_1 = (function () {
     canvas.addEventListener("pointerdown", function () { controls.enableZoom = true; });
     canvas.addEventListener("pointerleave", function () { controls.enableZoom = false; });
     canvas.addEventListener("dblclick", reset);
-    ui.play.addEventListener("click", function () { if (playing) { pause(); } else { play(); } });
     ui.reset.addEventListener("click", reset);
-    ui.slider.addEventListener("input", function () {
-      show(parseInt(ui.slider.value, 10));
-      if (playing) { k0 = current; t0 = performance.now(); }
-    });
-    ui.play.disabled = false; ui.reset.disabled = false; ui.slider.disabled = false;
+    ui.reset.disabled = false;
+    if (ui.play) {
+      ui.play.addEventListener("click", function () { if (playing) { pause(); } else { play(); } });
+      ui.slider.addEventListener("input", function () {
+        show(parseInt(ui.slider.value, 10));
+        if (playing) { k0 = current; t0 = performance.now(); }
+      });
+      ui.play.disabled = false; ui.slider.disabled = false;
+    }
     if (window.ResizeObserver) { new ResizeObserver(resize).observe(stage); }
     resize();
     show(Math.min(data.start, n - 1));

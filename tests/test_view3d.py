@@ -349,3 +349,10 @@ def test_a_long_motion_of_many_bodies_stays_within_a_page():
     player = Scene3D(parts).play(t, poses, poster=False)
     # 14 bytes a body a frame, base64: ~0.75 MB (the check_book page limit is 5 MB)
     assert 0.7e6 < player.nbytes < 0.8e6
+
+
+def test_one_frame_is_a_still_to_turn_without_play_or_slider():
+    scene = Scene3D([Box("base"), Cylinder.between("rod", (0, 0, 0), (0.2, 0.1, 0.4), body="base")])
+    html = scene.play([0.0], {}, poster=False).to_html()
+    assert 'data-mbd-kind="view3d"' in html and "mbd-view3d-reset" in html
+    assert "mbd-player-play" not in html and 'type="range"' not in html

@@ -167,12 +167,15 @@ VIEW3D_SCRIPT = """<script>window.addEventListener("load", function () {
     try {
       var s = p.querySelector("input.mbd-player-control"), out = p.querySelector("output");
       var c = p.querySelector("canvas");
-      var n = parseInt(s.max, 10), first = api.sample();
+      var first = api.sample(), n = s ? parseInt(s.max, 10) : 0;
       r.drawn = first.drawn;
-      s.value = String(n); s.dispatchEvent(new Event("input", {bubbles: true}));
-      r.slider = n === 0 || (api.frame() === n && moved(first, api.sample()));
-      r.readout = out.textContent === api.label(n);
-      s.value = "0"; s.dispatchEvent(new Event("input", {bubbles: true}));
+      r.slider = r.readout = true;  // a still (one frame) has no slider and no play button
+      if (s) {
+        s.value = String(n); s.dispatchEvent(new Event("input", {bubbles: true}));
+        r.slider = api.frame() === n && moved(first, api.sample());
+        r.readout = out.textContent === api.label(n);
+        s.value = "0"; s.dispatchEvent(new Event("input", {bubbles: true}));
+      }
       var before = api.sample();
       pointer(c, "pointerdown", 0.5, 0.5, 1); pointer(c, "pointermove", 0.6, 0.52, 1);
       pointer(c, "pointermove", 0.7, 0.55, 1); pointer(c, "pointerup", 0.7, 0.55, 0);
@@ -185,8 +188,8 @@ VIEW3D_SCRIPT = """<script>window.addEventListener("load", function () {
       r.zoom = moved(turned, api.sample());
       api.reset();
       var button = p.querySelector("button.mbd-player-play");
-      playing.push([r, api, api.sample(), button]);
-      button.click();
+      if (button) { playing.push([r, api, api.sample(), button]); button.click(); }
+      else { r.play = r.paused = true; }
     } catch (err) { r.error = String(err); }
   }
   (function wait() {
