@@ -355,4 +355,4 @@ def test_one_frame_is_a_still_to_turn_without_play_or_slider():
     scene = Scene3D([Box("base"), Cylinder.between("rod", (0, 0, 0), (0.2, 0.1, 0.4), body="base")])
     html = scene.play([0.0], {}, poster=False).to_html()
     assert 'data-mbd-kind="view3d"' in html and "mbd-view3d-reset" in html
-    assert "mbd-player-play" not in html and 'type="range"' not in html
+    assert 'class="mbd-player-play"' not in html and 'type="range"' not in html
