@@ -41,6 +41,8 @@ def _groups() -> dict[int, list[Path]]:
     groups: dict[int, list[Path]] = {}
     for path in CHAPTERS:
         groups.setdefault(int(path.name[2:4]), []).append(path)
+    for paths in groups.values():  # the overview (no page number) first, then the pages by number
+        paths.sort(key=lambda p: (m := re.match(r"ch\d\d_(\d+)_", p.name)) and int(m.group(1)) or 0)
     return groups
 
 
