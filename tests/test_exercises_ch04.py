@@ -646,3 +646,75 @@ JUNK = [None, math.nan, [math.nan] * 3, "answer", 42, True, [True, True], np.zer
 @pytest.mark.parametrize("answer", JUNK, ids=range(len(JUNK)))
 def test_never_crashes_never_correct(answer):
     assert_never_crashes_never_correct(4, answer)
+
+
+# ---------------------------------------------------------------- practice inside the pages (4.P1-4.P4)
+PRACTICE = ["4.P1", "4.P2", "4.P3", "4.P4"]
+
+
+def test_practice_exercises_are_registered_with_no_points_and_a_mistake_each():
+    from mbdlib.exercises import practice_exercises
+
+    assert [e.id for e in practice_exercises(4)] == PRACTICE
+    for e in practice_exercises(4):
+        assert e.points == 0 and e.mistakes, e.id
+        assert e.id not in [x.id for x in exercises(4)]  # never released or graded
+
+
+def test_4_p1_mass_matrix_by_the_hand_formula():
+    """M(theta) of (ch4-double-pendulum-M): unit rods, unit masses, at theta = (0.4, -0.8)."""
+    L1 = L2 = m1 = m2 = 1.0
+    J1, J2 = m1 * L1**2 / 12, m2 * L2**2 / 12
+    theta_ = np.array([0.4, -0.8])
+    c = np.cos(theta_[1])
+    M_phi = np.array([[J1 + m1 * L1**2 / 4 + m2 * L1**2, m2 * L1 * L2 / 2 * c],
+                      [m2 * L1 * L2 / 2 * c, J2 + m2 * L2**2 / 4]])
+    T = np.array([[1.0, 0.0], [1.0, 1.0]])
+    assert evaluate("4.P1", T.T @ M_phi @ T).text() == "✓ 4.P1 correct"
+    assert_hint("4.P1", M_phi, "ABSOLUTE")
+    rel = mechanism("double_pendulum", coordinates="relative", gravity=(0.0, -9.81))
+    x, J, _ = rel.kinematics(theta_, np.zeros(2))
+    assert_hint("4.P1", J @ J.T, "J^T M_x J")
+    assert_hint("4.P1", J.T @ J, "masses")
+
+
+def test_4_p2_cut_joint_jacobian_by_finite_differences():
+    rel = mechanism("fourbar", coordinates="relative", gravity=(0.0, -9.81))
+    q0, h = rel.q0, 1e-6
+    fd = np.column_stack([(rel.phi(q0 + h * e) - rel.phi(q0 - h * e)) / (2 * h) for e in np.eye(3)])
+    assert fd.shape == (2, 3)
+    assert evaluate("4.P2", np.round(fd, 8)).verdict == "correct"
+    assert evaluate("4.P2", -np.round(fd, 8)).verdict == "correct"  # -Phi = 0 is the same joint
+    assert_hint("4.P2", np.zeros((2, 3)), "tree joints")
+    assert_hint("4.P2", np.ones((8, 3)), "only the cut joint")
+    assert_hint("4.P2", np.ones((2, 9)), "chain rule")
+    assert_hint("4.P2", fd.T, "transposed")
+
+
+def test_4_p3_block_pattern_from_the_joints_by_hand():
+    # rows O (ground-crank), A (crank-rod), B (rod-slider), guide (ground-slider); columns crank, rod, slider
+    hand = np.array([[1, 0, 0], [1, 1, 0], [0, 1, 1], [0, 0, 1]])
+    assert evaluate("4.P3", hand).verdict == "correct"
+    assert evaluate("4.P3", hand.astype(bool)).verdict == "correct"
+    assert_hint("4.P3", np.c_[[1, 0, 0, 1], hand], "ground")
+    assert_hint("4.P3", hand.T, "transposed")
+    assert_hint("4.P3", np.array([[1, 0, 0], [1, 1, 0], [0, 1, 1], [0, 1, 1]]), "GROUND")
+    assert_hint("4.P3", np.ones((4, 3)), "only the bodies it connects")
+
+
+def test_4_p4_counts_by_hand():
+    bodies, joints = 4, 3  # base + 3 links
+    assert evaluate("4.P4", [7 * bodies, 6 + 5 * joints + bodies, 3]).verdict == "correct"
+    assert_hint("4.P4", [28, 21, 7], "normalization")
+    assert_hint("4.P4", [21, 18, 3], "base")
+    assert_hint("4.P4", [24, 21, 3], "6 coordinates per body")
+    assert_hint("4.P4", [28, 13, 15], "removes 5")
+    assert_hint("4.P4", [3, 0, 3], "relative")
+
+
+@pytest.mark.parametrize("answer", JUNK, ids=range(len(JUNK)))
+def test_practice_never_crashes_never_correct(answer):
+    for pid in PRACTICE:
+        v = evaluate(pid, answer)
+        assert v.verdict in ("wrong", "unanswered", "error"), (pid, v)
+        assert (v.verdict == "unanswered") == (answer is None), (pid, v)

@@ -23,6 +23,11 @@ id     exercise                                                points
 4.7    The KKT solve for (q̈, λ), any size (a function)         2
 =====  ======================================================  ======
 
+Practice inside the chapter's pages (0 points, never released or graded; each solution folded on its
+page): 4.P1 (page 4.1, the relative double pendulum's M = J^T M_x J), 4.P2 (page 4.2, the cut joint's
+Jacobian Phi_x J of the relative four-bar), 4.P3 (page 4.3, the block pattern of the slider-crank's Phi_q),
+4.P4 (page 4.4, a 3R arm's Cartesian counts with Euler parameters).
+
 4.6b and 4.6c have per-student variants (the slider-crank's lengths, masses, crank
 angle and rate; both parts draw from the problem's seed, so a student's two parts
 describe one mechanism); 4.7 is graded on hidden systems of other sizes.  4.1-4.5
@@ -802,6 +807,217 @@ register(
             Mistake.when(
                 _only_q_ddot,
                 "return q_ddot AND lambda as one array of n + m numbers: np.concatenate([q_ddot, lam])",
+            ),
+        ],
+    )
+)
+
+
+# ================================================================== practice inside the pages (0 points)
+# 4.P1 (page 4.1): the relative double pendulum's mass matrix by the velocity transformation, at P1_THETA
+P1_THETA = (0.4, -0.8)  # joint angles theta_1 (crank from +x), theta_2 (link 2 relative to link 1), rad
+
+
+@cache
+def _double_pendulum(coordinates):
+    return mechanism("double_pendulum", coordinates=coordinates, gravity=(0.0, -9.81))
+
+
+def _p1(transformation=True, masses=True):
+    """J^T M_x J at P1_THETA; ``transformation=False``: M in the absolute angles (no T); ``masses=False``:
+    J^T J."""
+    rel, cart = _double_pendulum("relative"), _double_pendulum("cartesian")
+    theta_ = np.asarray(P1_THETA, dtype=float)
+    if not transformation:  # M_phi of the absolute angles phi = T theta: M_theta = T^T M_phi T
+        T = np.array([[1.0, 0.0], [1.0, 1.0]])
+        Ti = np.linalg.inv(T)
+        return Ti.T @ rel.M(theta_) @ Ti
+    x, J, _ = rel.kinematics(theta_, np.zeros(2))
+    Mx = cart.M(x) if masses else np.eye(cart.n)
+    return J.T @ Mx @ J
+
+
+register(
+    Exercise(
+        "4.P1",
+        "The relative double pendulum's mass matrix by the velocity transformation",
+        0,
+        reference=lambda: _double_pendulum("relative").M(np.asarray(P1_THETA, dtype=float)),
+        mistakes=[
+            Mistake.when(
+                lambda st, ex: np.shape(st) == (6, 6),
+                "a 6 x 6 matrix is one of the Cartesian size: J has one row per Cartesian coordinate and one "
+                "column per joint angle, so the joint-space mass matrix is J^T M_x J (2 x 2)",
+            ),
+            Mistake(
+                lambda: _p1(transformation=False),
+                "that is the mass matrix in the ABSOLUTE angles phi_1, phi_2 (the hand formula before T): "
+                "the relative coordinates are theta_1 = phi_1 and theta_2 = phi_2 - phi_1",
+            ),
+            Mistake(
+                lambda: _p1(masses=False),
+                "the masses are missing: J^T J weighs every coordinate by 1; the kinetic energy weighs "
+                "x and y by m and phi by J, so the product is J^T M_x J",
+            ),
+        ],
+    )
+)
+
+
+# 4.P2 (page 4.2): the cut joint's Jacobian Phi_theta = Phi_x J of the relative four-bar at its start state
+@cache
+def _fourbar_models():
+    return (mechanism("fourbar", coordinates="cartesian", gravity=(0.0, -9.81)),
+            mechanism("fourbar", coordinates="relative", gravity=(0.0, -9.81)))
+
+
+def _p2(rows="D", chain_rule=True):
+    cart, rel = _fourbar_models()
+    x, J, _ = rel.kinematics(rel.q0, rel.qd0)
+    Phi_x = cart.phi_q(x)
+    picked = [k for k, label in enumerate(cart.labels) if label.split()[1] in rows]
+    return Phi_x[picked] @ J if chain_rule else Phi_x[picked]
+
+
+register(
+    Exercise(
+        "4.P2",
+        "The cut joint's Jacobian of the relative four-bar by the chain rule",
+        0,
+        reference=lambda: _fourbar_models()[1].phi_q(_fourbar_models()[1].q0),
+        alternatives=[lambda: -_p2()],  # -Phi = 0 is the same joint: its Jacobian changes sign
+        mistakes=[
+            Mistake.when(
+                lambda st, ex: np.ndim(st) == 2 and np.shape(st)[1] == 3 and np.allclose(st, 0.0),
+                "a zero matrix: those are rows of the tree joints O, A, B, which the joint angles satisfy "
+                "identically (their Phi_x J vanishes); the loop is closed by the rows of the cut joint D",
+            ),
+            Mistake.when(
+                lambda st, ex: np.shape(st) == (8, 3),
+                "8 rows: only the cut joint D gives equations in relative coordinates; take its 2 rows of "
+                "the Cartesian Phi_x",
+            ),
+            Mistake.when(
+                lambda st, ex: np.shape(st) in ((2, 9), (8, 9)),
+                "that is the Jacobian in the Cartesian coordinates x (9 columns); the chain rule "
+                "multiplies it by J = dx/dtheta to give one column per joint angle",
+            ),
+            Mistake.when(
+                lambda st, ex: np.shape(st) == (3, 2),
+                "your matrix is transposed: one ROW per equation of D (2), one COLUMN per joint angle (3)",
+            ),
+        ],
+    )
+)
+
+
+# 4.P3 (page 4.3): which blocks of the slider-crank's Phi_q are non-zero (joints x moving bodies)
+@cache
+def _slider_crank_blocks():
+    """Rows O, A, B, guide; columns crank, rod, slider: 1 where the joint's rows touch the body's columns."""
+    model = mechanism("slider_crank", coordinates="cartesian", gravity=(0.0, -9.81))
+    P = assemble_system(model).patterns["Phi_q"]
+    blocks, row = np.zeros((len(model.joints), len(model.bodies))), 0
+    for i, joint in enumerate(model.joints):
+        for k in range(len(model.bodies)):
+            blocks[i, k] = float(P[row:row + joint.n_eq, 3 * k:3 * k + 3].any())
+        row += joint.n_eq
+    return blocks
+
+
+register(
+    Exercise(
+        "4.P3",
+        "The block pattern of the slider-crank's constraint Jacobian (Cartesian coordinates)",
+        0,
+        reference=_slider_crank_blocks,
+        mistakes=[
+            Mistake.when(
+                lambda st, ex: np.shape(st) == (4, 4),
+                "4 columns: the ground has no coordinates, so it has no block column; the columns are "
+                "the three moving bodies crank, rod, slider",
+            ),
+            Mistake(
+                lambda: _slider_crank_blocks().T,
+                "your matrix is transposed: one ROW per joint (O, A, B, guide), one COLUMN per body",
+            ),
+            Mistake(
+                lambda: _slider_crank_blocks() + np.array([[0, 0, 0]] * 3 + [[0, 1, 0]]),
+                "the guide joins the slider to the GROUND (it keeps the slider on its line): its rows "
+                "touch the slider's columns only",
+            ),
+            Mistake(
+                lambda: np.ones((4, 3)),
+                "each joint touches only the bodies it connects: at most two blocks per row, one for a "
+                "joint to the ground",
+            ),
+        ],
+    )
+)
+
+
+# 4.P4 (page 4.4): a 3R arm (waist z, shoulder y, elbow y) on a fixed base, Euler parameters, as in 4.1
+P4_JOINTS = 3
+
+
+@cache
+def _arm3r_report():
+    from ..bodies import RigidBody
+    from ..spatial import SpatialModel
+
+    axes = [(0, 0, 1), (0, 1, 0), (0, 1, 0)]
+    p = np.array([[0, 0, 0.3], [0, 0, 0.5], [0.4, 0, 0.5], [0.7, 0, 0.5]])  # joints 1..3 and the tip
+    m = SpatialModel(gravity=(0.0, 0.0, -9.81))
+    centres = [p[0] / 2] + [(p[k] + p[k + 1]) / 2 for k in range(P4_JOINTS)]
+    masses = (10.0, 4.0, 3.0, 2.0)
+    bodies = [m.add_body(name, c, mass=mass, inertia=RigidBody.sphere(mass, 0.05).inertia)
+              for name, c, mass in zip(("base", "link1", "link2", "link3"), centres, masses, strict=True)]
+    m.fix(bodies[0], name="base fixed")
+    for k in range(P4_JOINTS):
+        m.add_revolute(bodies[k], bodies[k + 1], p[k] - centres[k], p[k] - centres[k + 1], axis_i=axes[k],
+                       name=f"joint{k + 1}")
+    return model_report(m, "3R arm, Cartesian")
+
+
+def _p4_by_hand(per_body=7, base=True, per_joint=5, normalization=True):
+    bodies = P4_JOINTS + (1 if base else 0)
+    n = per_body * bodies
+    m = (6 if base else 0) + per_joint * P4_JOINTS + (bodies if normalization and per_body == 7 else 0)
+    return _round([n, m, n - m])
+
+
+register(
+    Exercise(
+        "4.P4",
+        "A 3R arm in Cartesian coordinates with Euler parameters: coordinates, constraints, DOF",
+        0,
+        reference=lambda: _round([_arm3r_report().coordinates, _arm3r_report().constraints,
+                                  _arm3r_report().dof]),
+        mistakes=[
+            Mistake(
+                lambda: _p4_by_hand(normalization=False),
+                "with Euler parameters each body has 7 coordinates for its 6 freedoms: each needs one "
+                "normalization constraint (the base too)",
+            ),
+            Mistake(
+                lambda: _p4_by_hand(base=False),
+                "count the base as a body, as the source does for the 6R arm: its own 7 coordinates, "
+                "6 equations that fix it and its normalization row",
+            ),
+            Mistake(
+                lambda: _p4_by_hand(per_body=6),
+                "that is the count with 6 coordinates per body (three rotation angles); with Euler "
+                "parameters a body has 7 coordinates and one normalization constraint",
+            ),
+            Mistake(
+                lambda: _p4_by_hand(per_joint=1),
+                "a spatial revolute joint leaves one of the six relative motions free, so it removes 5, "
+                "not 1",
+            ),
+            Mistake(
+                lambda: _round([P4_JOINTS, 0, P4_JOINTS]),
+                "those are the relative (joint) coordinates; the exercise asks for the Cartesian "
+                "description with Euler parameters",
             ),
         ],
     )
