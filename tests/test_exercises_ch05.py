@@ -25,7 +25,7 @@ from scipy.optimize import fsolve
 
 from mbdlib.errors import SingularityError
 from mbdlib.exercises import core, evaluate, exercises, get
-from mbdlib.exercises.core import judge
+from mbdlib.exercises.core import judge, practice_exercises
 from mbdlib.exercises.grade import grade
 from mbdlib.exercises.release import release_variants
 from mbdlib.mechanisms import fourbar_arm
@@ -634,3 +634,151 @@ JUNK = [None, math.nan, [math.nan] * 2, "answer", 42, True, [True, True], np.zer
 @pytest.mark.parametrize("answer", JUNK, ids=range(len(JUNK)))
 def test_never_crashes_never_correct(answer):
     assert_never_crashes_never_correct(5, answer)
+
+
+# ---------------------------------------------------------------- practice inside the pages (5.P1-5.P5)
+def test_chapter_5_practice_exercises():
+    exs = practice_exercises(5)
+    assert [x.id for x in exs] == [f"5.P{k}" for k in range(1, 6)]
+    for x in exs:
+        assert x.points == 0 and x.variant is None and x.mistakes, x.id
+
+
+P1_Q = np.radians([30.0, 45.0])
+P1_L, P1_M = (0.5, 0.4), (3.0, 2.0)
+
+
+def two_link_potential(q, d=(0.25, 0.2), absolute=True):
+    """V of the two rods of 5.P1 (centres at d along them), written here; q2 relative to link 1."""
+    y1 = d[0] * math.sin(q[0])
+    y2 = P1_L[0] * math.sin(q[0]) + d[1] * math.sin(q[0] + q[1])
+    return G * (P1_M[0] * y1 + P1_M[1] * y2)
+
+
+def gradient(f, q, h=1e-6):
+    return np.array([(f(q + h * dq) - f(q - h * dq)) / (2 * h) for dq in np.eye(2)])
+
+
+def test_5_P1_holding_torques_are_the_gradient_of_the_potential():
+    tau = gradient(two_link_potential, P1_Q)
+    assert_correct("5.P1", tau)
+    assert_correct("5.P1", [float(t) for t in tau])
+
+
+def test_5_P1_mistakes():
+    tau = gradient(two_link_potential, P1_Q)
+    assert_hint("5.P1", -tau, "sign")
+    link1_alone = G * P1_M[0] * 0.25 * math.cos(P1_Q[0])
+    assert_hint("5.P1", [link1_alone, tau[1]], "link 2's weight")
+    # the student's formulas with link 2 pointing along q2 (its relative angle) instead of q1 + q2
+    wrong2 = P1_M[1] * G * 0.2 * math.cos(P1_Q[1])
+    wrong1 = G * math.cos(P1_Q[0]) * (P1_M[0] * 0.25 + P1_M[1] * P1_L[0]) + wrong2
+    assert_hint("5.P1", [wrong1, wrong2], "RELATIVE")
+    tips = gradient(lambda q: two_link_potential(q, d=P1_L), P1_Q)  # centres at the ends
+    assert_hint("5.P1", tips, "mid-length")
+    assert_hint("5.P1", gradient(two_link_potential, np.array([30.0, 45.0])), "degrees")
+    assert_hint("5.P1", tau[::-1], "order")
+
+
+P2_Q = np.radians([20.0, 75.0])
+
+
+def S_by_differences(rows="relative"):
+    """S of the general four-bar's tree at P2_Q: B by differences of the closure solved here."""
+    th_p = assemblies(P2_Q)["left"]
+    B = B_by_differences(L1, L3, L4G, B2G, [P2_Q[0], th_p[0], P2_Q[1], th_p[1]])
+    passive = B - np.eye(2) if rows == "relative" else B
+    return np.vstack([[1.0, 0.0], passive[0], [0.0, 1.0], passive[1]]), passive
+
+
+def test_5_P2_S_from_the_closure_solved_here():
+    S, passive = S_by_differences()
+    np.testing.assert_allclose(passive.sum(axis=1), 0.0, atol=1e-8)  # both motors together: rigid
+    assert_correct("5.P2", S)
+
+
+def test_5_P2_mistakes():
+    S_abs, B = S_by_differences(rows="absolute")
+    assert_hint("5.P2", S_abs, "JOINT angles")
+    _, B_rel = S_by_differences()
+    assert_hint("5.P2", np.vstack([np.eye(2), B_rel]), "2nd and the 4th")
+    assert_hint("5.P2", np.vstack([np.eye(2), B]), "two things")
+    assert_hint("5.P2", S_by_differences()[0].T, "shape (4, 2)")
+
+
+@cache
+def mass_matrix_by_energy():
+    """M(q2 - q1; m2, d2) of the parallelogram from T of the centres of mass written here."""
+    t = sp.Symbol("t")
+    q1, q2 = sp.Function("q1")(t), sp.Function("q2")(t)
+    m2, d2 = sp.symbols("m2 d2")
+    ev = lambda a: sp.Matrix([sp.cos(a), sp.sin(a)])  # noqa: E731
+    centres = [D_[0] * ev(q1), L1 * ev(q1) + d2 * ev(q2 + sp.pi), D_[2] * ev(q2),
+               L3 * ev(q2) + D_[3] * ev(q1)]
+    angles = [q1, q2 + sp.pi, q2, q1]
+    masses = [M_[0], m2, M_[2], M_[3]]
+    T = sum(m * c.diff(t).dot(c.diff(t)) / 2 + inertia * a.diff(t) ** 2 / 2
+            for m, inertia, c, a in zip(masses, I_, centres, angles, strict=True))
+    v1, v2, s1, s2 = sp.symbols("v1 v2 s1 s2")
+    T = T.subs([(q1.diff(t), v1), (q2.diff(t), v2), (q1, s1), (q2, s2)])
+    M = sp.hessian(T, (v1, v2)).applyfunc(sp.simplify)
+    return M, (s1, s2, m2, d2)
+
+
+def test_5_P3_decoupling_centre_from_the_kinetic_energy():
+    M, (s1, s2, m2, d2) = mass_matrix_by_energy()
+    root = sp.solve(M[0, 1].subs({s1: 0.3, s2: 1.2, m2: 3.0}), d2)
+    assert len(root) == 1
+    assert_correct("5.P3", float(root[0]))
+    assert abs(float(root[0]) - 0.0375) < 1e-12  # m4 L3 d4 / (m2 L1) with the chapter's numbers
+
+
+def test_5_P3_mistakes():
+    m4, d4 = M_[3], D_[3]
+    assert_hint("5.P3", m4 * L1 * d4 / (3.0 * L3), "swapped")
+    assert_hint("5.P3", 3.0 * L3 * d4 / (m4 * L1), "masses")
+    assert_hint("5.P3", m4 * L3 * d4 / (M_[1] * L1), "default")
+    assert_hint("5.P3", 37.5, "millimetres")
+    assert_hint("5.P3", -0.0375, "sign")
+
+
+def test_5_P4_rate_after_the_pulse_from_the_impulse_and_M11():
+    M, (s1, s2, m2, d2) = mass_matrix_by_energy()
+    balanced_d2 = M_[3] * L3 * D_[3] / (M_[1] * L1)
+    M11 = float(M[0, 0].subs({m2: M_[1], d2: balanced_d2}))
+    assert abs(float(M[0, 1].subs({s1: 0.3, s2: 1.2, m2: M_[1], d2: balanced_d2}))) < 1e-12  # decoupled
+    t = np.linspace(0.0, 0.5, 20001)
+    impulse = np.trapezoid(2.0 * np.sin(np.pi * t / 0.5) ** 2, t)
+    assert_correct("5.P4", impulse / M11)
+    M22 = float(M[1, 1].subs({m2: M_[1], d2: balanced_d2}))
+    assert_hint("5.P4", 1.0 / M11, "HALF")
+    assert_hint("5.P4", impulse / M22, "M11")
+    assert_hint("5.P4", impulse / (M11 + M22), "decoupled")
+    assert_hint("5.P4", impulse, "impulse")
+    assert_hint("5.P4", math.degrees(impulse / M11), "rad/s")
+
+
+def test_5_P5_change_points_where_the_passive_jacobian_is_singular():
+    q1 = math.radians(40.0)
+    for q2_deg in (40.0, 220.0):
+        q2 = math.radians(q2_deg)
+        J_p = np.column_stack([[0.0, 0.0], L4 * n(q1)])  # columns -z x R(θ2) b2 and L4 e⊥(θ4), θ4 = q1
+        pin = rot(q2 + math.pi, B2)
+        J_p[:, 0] = [pin[1], -pin[0]]
+        assert abs(np.linalg.det(J_p)) < 1e-12
+        with pytest.raises(SingularityError):
+            fourbar_arm().inverse_dynamics([q1, q2], [0.0, 0.0], [0.0, 0.0])
+    assert_correct("5.P5", [40.0, 220.0])
+    assert_correct("5.P5", [220.0, 40.0])
+    assert_hint("5.P5", [0.0, 180.0], "q2 itself")
+    assert_hint("5.P5", [130.0, 310.0], "best-conditioned")
+    assert_hint("5.P5", np.radians([40.0, 220.0]), "degrees")
+    assert_hint("5.P5", [40.0, 400.0], "same pose")
+
+
+@pytest.mark.parametrize("answer", JUNK, ids=range(len(JUNK)))
+def test_practice_never_crashes_never_correct(answer):
+    for ex in practice_exercises(5):
+        v = evaluate(ex.id, answer)
+        assert v.verdict in ("wrong", "unanswered", "error"), (ex.id, v)
+        assert v.points == 0 and (v.verdict == "unanswered") == (answer is None)

@@ -991,3 +991,39 @@ register(
         ],
     )
 )
+
+
+# ------------------------------------------------------------------ 5.P5 change points at a given q1
+P5_Q1_DEG = 40.0  # page 5.4
+
+
+def _p5_change_q2():
+    """q2 (degrees, in [0, 360), increasing) at the change points for q1 = P5_Q1_DEG: the values of
+    q2 - q1 where the library's loop Jacobian loses rank (:func:`_change_points`), shifted by q1."""
+    return np.sort(np.mod(P5_Q1_DEG + np.degrees(_change_points()), 360.0))
+
+
+register(
+    Exercise(
+        "5.P5",
+        "Practice: where the arm locks up",
+        0,
+        reference=_p5_change_q2,
+        alternatives=[lambda: _p5_change_q2()[::-1]],
+        rtol=1e-6,
+        atol=1e-4,
+        mistakes=[
+            Mistake(lambda: _arr([0.0, 180.0]),
+                    "0 and 180 deg are the values of q2 - q1 at the change points; the question asks for q2 "
+                    "itself, with q1 = 40 deg"),
+            Mistake(lambda: np.mod(_arr([P5_Q1_DEG + 90.0, P5_Q1_DEG + 270.0]), 360.0),
+                    "with q2 - q1 = 90 deg the crank is perpendicular to the upper arm: the best-conditioned "
+                    "pose. The loop locks up where all four links line up"),
+            Mistake(lambda: np.radians(_p5_change_q2()),
+                    "give the angles in degrees, as asked"),
+            Mistake(lambda: _arr([P5_Q1_DEG, P5_Q1_DEG + 360.0]),
+                    "q2 = q1 and q2 = q1 + 360 deg are the same pose; the other change point is half a turn "
+                    "from the first"),
+        ],
+    )
+)
