@@ -967,7 +967,8 @@ class Player3D:
                 line_colors += [tr.color] * (len(p) - 1)
         lo, hi = self.lo[perm], self.hi[perm]
         centre, half = 0.5 * (lo + hi), 0.5 * max(float((hi - lo).max()), 1e-3)
-        fig = plt.figure(figsize=(6.4, 4.0), dpi=100)
+        # layout="none": the axes fill the figure; a constrained layout (the course style) would warn
+        fig = plt.figure(figsize=(6.4, 4.0), dpi=100, layout="none")
         ax = fig.add_axes((0, 0, 1, 1), projection="3d", computed_zorder=False)
         ax.set_proj_type("persp", focal_length=1 / np.tan(np.radians(sc.fov) / 2))
         for i, set_lim in enumerate((ax.set_xlim, ax.set_ylim, ax.set_zlim)):

@@ -356,3 +356,20 @@ def test_one_frame_is_a_still_to_turn_without_play_or_slider():
     html = scene.play([0.0], {}, poster=False).to_html()
     assert 'data-mbd-kind="view3d"' in html and "mbd-view3d-reset" in html
     assert 'class="mbd-player-play"' not in html and 'type="range"' not in html
+
+
+def test_the_poster_draws_quietly_under_the_course_style():
+    """The course style turns on matplotlib's constrained layout; the poster's full-figure axes must not make
+    it warn (a warning would print into the book next to the player)."""
+    import warnings
+
+    import matplotlib.pyplot as plt
+
+    from mbdlib import plotting
+
+    with plt.rc_context():
+        plotting.use_course_style()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            player = Scene3D([Box("b")], ground=True).play(np.linspace(0.0, 1.0, 3), {})
+    assert player.poster_png()[:4] == b"\x89PNG"
