@@ -1,10 +1,11 @@
 """Chapter 4 exercises: each expected answer cross-checked independently, each mistake's hint triggered.
 
-Independent references: the counts of document 001 (§4: the 6R arm with 6, 42/36 and 49/43)
-and hand counts from the mechanisms' parts (4.1-4.2); the slider-crank's loop written with
-complex numbers and evaluated at the state of the library's Cartesian model (4.3); the
-Jacobian of the four-bar's revolute equations differentiated by sympy, and the library's
-Φ_q by finite differences at a random pose (4.4-4.5).  Wrong answers are built here.
+Independent references: the counts of document 001 (its closing paragraph: 6, or 42/36;
+with Euler parameters 49/43) and hand counts from the mechanisms' parts (4.1-4.2); the
+slider-crank's loop written with complex numbers and evaluated at the state of the
+library's Cartesian model (4.3); the Jacobian of the four-bar's revolute equations
+differentiated by sympy, and the library's Φ_q by finite differences at a random pose
+(4.4-4.5).  Wrong answers are built here.
 """
 
 import csv

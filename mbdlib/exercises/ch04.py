@@ -34,9 +34,9 @@ describe one mechanism); 4.7 is graded on hidden systems of other sizes.  4.1-4.
 and 4.6a are the same for everyone: counts and sparsity patterns of named mechanisms,
 which do not depend on numbers, and formulas.
 
-References: document 001 of the course (§4, §6: "no coordinate choice is best in
-general", the 6R arm with 6, 42/36 or 49/43 coordinates/constraints); J. García de
-Jalón & E. Bayo, *Kinematic and Dynamic Simulation of Multibody Systems*, 1994, ch. 2
+References: document 001 of the course (§四, and its closing paragraph after §五: "no
+coordinate choice is best in general", the arm with 6, 42/36 or 49/43 coordinates/constraints);
+J. García de Jalón & E. Bayo, *Kinematic and Dynamic Simulation of Multibody Systems*, 1994, ch. 2
 (Cartesian, relative, natural and mixed coordinates); P. E. Nikravesh,
 *Computer-Aided Analysis of Mechanical Systems*, 1988, ch. 4 and 11 (Euler parameters:
 7 coordinates and one normalization constraint per body).
