@@ -319,6 +319,19 @@ def test_text_and_html_are_deterministic_and_aligned():
                                   detail=a.items[0].detail, fix="")
 
 
+def test_html_draws_the_dot_of_phi_dot_above_the_letter():
+    """A combining dot on a capital (Φ̇) vanishes inside the letter in a browser's text font: the HTML
+    table draws it as a positioned accent instead; the plain text keeps the combining character."""
+    model = pendulum()
+    res = simulate(model.system(), 0.2, Projection(rtol=1e-8, atol=1e-10))
+    report = check_simulation(model, res)
+    assert "‖Φ̇‖" in str(report)
+    page = report._repr_html_()
+    assert "\u0307" not in page.replace("title='Φ\u0307'", "")
+    assert "‖<span class='mbd-acc mbd-dot mbd-tall' title='Φ\u0307'>Φ</span>‖" in page
+    assert '.mbd-dot::after{content:"\\02D9"}' in page
+
+
 def test_report_access_and_raise_if_failed():
     report = check_model(Chain.planar([1.0]))
     with pytest.raises(KeyError, match="the checks are"):

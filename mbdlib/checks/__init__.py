@@ -158,18 +158,46 @@ class CheckReport:
     def _repr_html_(self) -> str:
         rows = []
         for i in self.items:
-            fix = f"<br><span class='mbd-fix'>&rarr; fix: {html.escape(i.fix)}</span>" if i.fix else ""
+            fix = f"<br><span class='mbd-fix'>&rarr; fix: {_html_text(i.fix)}</span>" if i.fix else ""
             rows.append(f"<tr class='mbd-{i.status}'><td>{i.step}</td><td>{html.escape(i.key)}</td>"
                         f"<td class='mbd-status mbd-{i.status}'>{i.status}</td>"
-                        f"<td>{html.escape(i.detail)}{fix}</td></tr>")
+                        f"<td>{_html_text(i.detail)}{fix}</td></tr>")
         style = ("<style>.mbd-checks td{text-align:left;vertical-align:top}"
                  ".mbd-status.mbd-pass{color:#1a7f37}.mbd-status.mbd-warn{color:#9a6700;font-weight:bold}"
                  ".mbd-status.mbd-fail{color:#cf222e;font-weight:bold}.mbd-status.mbd-info{color:#57606a}"
-                 ".mbd-fix{font-style:italic}</style>")
+                 ".mbd-fix{font-style:italic}" + _ACCENT_CSS + "</style>")
         head = "".join(f"<th>{c}</th>" for c in self.COLUMNS)
         return (f"{style}<table class='mbd-checks'><caption>checklist of {html.escape(self.name)}</caption>"
                 f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody>"
                 f"<tfoot><tr><td colspan='4'>{html.escape(self.verdict())}</td></tr></tfoot></table>")
+
+
+# A dot or two dots over a letter (Φ̇, q̈) as a positioned accent, not a combining character: a browser's
+# text font places a combining dot at lower-case height, inside a capital such as Φ, where it disappears.
+_ACCENTS = {"\u0307": "mbd-dot", "\u0308": "mbd-ddot"}
+_TALL = "bdfhklλδθ"  # lower-case letters as tall as a capital: the accent goes higher, as over a capital
+_ACCENT_CSS = (".mbd-acc{position:relative;display:inline-block}"
+               ".mbd-acc::after{position:absolute;left:0;right:0;text-align:center;top:-0.12em}"
+               ".mbd-acc.mbd-tall::after{top:-0.3em}"
+               '.mbd-dot::after{content:"\\02D9"}.mbd-ddot::after{content:"\\00A8"}')
+
+
+def _html_text(text: str) -> str:
+    """``text`` escaped for HTML, each letter with a combining dot (U+0307) or diaeresis (U+0308) as a span
+    whose accent is drawn above it by :data:`_ACCENT_CSS` (the title attribute keeps the character)."""
+    out, k = [], 0
+    while k < len(text):
+        ch = text[k]
+        mark = text[k + 1] if k + 1 < len(text) else ""
+        if mark in _ACCENTS and not ch.isspace():
+            tall = " mbd-tall" if ch.isupper() or ch in _TALL else ""
+            out.append(f"<span class='mbd-acc {_ACCENTS[mark]}{tall}' title='{html.escape(ch + mark)}'>"
+                       f"{html.escape(ch)}</span>")
+            k += 2
+        else:
+            out.append(html.escape(ch))
+            k += 1
+    return "".join(out)
 
 
 def _items(raw) -> list[CheckItem]:
