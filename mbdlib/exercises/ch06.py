@@ -52,7 +52,7 @@ id     exercise                                                points
 6.12   Largest stable step for a linear system (a function)    2
 =====  ======================================================  ======
 
-References: document 001 §3 and §5 (the modelling checklist, Baumgarte stabilization);
+References: document 001 §三 and §五 (Baumgarte stabilization, the modelling checklist);
 E. J. Haug, *Computer Aided Kinematics and Dynamics of Mechanical Systems*, 1989, ch. 3
 and 6; E. Hairer & G. Wanner, *Solving Ordinary Differential Equations II*, 1996, §IV.2
 (stability functions: explicit Euler ``R(z) = 1 + z``, RK4 ``R(z) = 1 + z + z²/2 + z³/6 + z⁴/24``,
