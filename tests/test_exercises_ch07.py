@@ -472,3 +472,118 @@ def test_released_chapter_7_graded_for_two_students(tmp_path):
     changed = [ex.id for ex in exercises(7) if ex.variant is not None and not np.allclose(
         *(np.asarray(ex.key(params=student_params(ex, s, key)), dtype=float) for s in ("s1", "s2")))]
     assert {"7.1", "7.2", "7.6", "7.7b", "7.7c", "7.8"} <= set(changed)
+
+
+# ---------------------------------------------------------------- practice inside the pages (7.P1-7.P5)
+PRACTICE = ["7.P1", "7.P2", "7.P3", "7.P4", "7.P5"]
+
+
+def _practice_right(exercise_id):
+    """Each practice answer rebuilt another way than its key, as the page (or a reader) computes it."""
+    from mbdlib.exercises import ch07
+
+    if exercise_id == "7.P1":  # the energy in global components: 1/2 w^T (A J' A^T) w
+        A = dcm_from_quat(ch07.PAGE_P)
+        return 0.5 * ch07.PAGE_OMEGA @ (A @ ch07.PAGE_J @ A.T) @ ch07.PAGE_OMEGA
+    if exercise_id == "7.P2":
+        r = _door().dof_report()
+        return [r.coordinates, r.constraints, r.dof]
+    if exercise_id == "7.P3":
+        r = _bricard_universal_j1().dof_report()
+        return [r.grubler, r.rank, r.dof]
+    if exercise_id == "7.P4":  # the root of Kane's lean equation (the oracle), numerically
+        from scipy.optimize import brentq
+
+        return brentq(lambda s: _kane_lean(s, ch07.PAGE_LEAN, ch07.PAGE_TURN), -100.0, 100.0)
+    t = ch07.PAGE_TOP  # 7.P5: where the quadratic's two real roots meet (bisection on real roots)
+    A = t["A_c"] + t["m"] * t["l"] ** 2
+
+    def real_roots(w3):
+        return np.isreal(np.roots([A * math.cos(t["theta"]), -t["C"] * w3, t["m"] * G * t["l"]])).all()
+
+    lo, hi = 1.0, 200.0
+    for _ in range(80):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if real_roots(mid) else (mid, hi)
+    return hi
+
+
+def _door():
+    m = SpatialModel(gravity=(0.0, 0.0, -G))
+    m.add_body("ground", inertia=np.eye(3))
+    m.fix("ground")
+    m.add_body("door", (0.5, 0.0, 1.0), inertia=[0.5, 0.4, 0.1])
+    m.add_cylindrical("ground", "door", (0.0, 0.0, 1.0), (-0.5, 0.0, 0.0), axis_i=(0, 0, 1))
+    m.add_distance("ground", "door", (1.0, 0.5, 0.0), (0.5, 0.0, -0.5))
+    return m
+
+
+def _bricard_universal_j1():
+    """The chapter's Bricard linkage with J1 a universal joint whose cross is g_i = -x on link 0 and y on
+    link 1 (the revolute's row "axis g"; the row "axis f", the redundant one, left out)."""
+    V = np.array([(1, 1, 0), (0, 1, 0), (0, 1, 1), (0, 0, 1), (1, 0, 1), (1, 0, 0)], dtype=float)
+    axes = [(0, 0, 1), (0, 1, 0), (1, 0, 0), (0, 0, 1), (0, 1, 0), (1, 0, 0)]
+    mid = [(V[k] + V[(k + 1) % 6]) / 2 for k in range(6)]
+    m = SpatialModel()
+    for k in range(6):
+        m.add_body(f"link{k}", mid[k])
+    m.fix("link0")
+    for k in range(6):
+        ends = (f"link{(k - 1) % 6}", f"link{k}", V[k] - mid[k - 1], V[k] - mid[k])
+        if k == 1:
+            m.add_universal(*ends, axis_i=(-1.0, 0.0, 0.0), axis_j=axes[1], name="J1")
+        else:
+            m.add_revolute(*ends, axis_i=axes[k], name=f"J{k}")
+    return m
+
+
+def _kane_lean(spin, lean, turn):
+    """Kane's lean equation (the oracle's forcing term of u1) at steady turning, the page's disk."""
+    from mbdlib.exercises import ch07
+
+    disk = rolling_disk_kanes_method(ch07.PAGE_DISK_R, 2.0, G)
+    KM, (q1, q2, q3), (u1, u2, u3) = disk["KM"], disk["q"], disk["u"]
+    steady = {u1: 0, u2: spin + turn * sp.sin(lean), u3: turn * sp.cos(lean)}
+    return float(KM.forcing[0].subs(KM.kindiffdict()).subs(steady).subs({q1: 0, q2: lean, q3: 0}))
+
+
+@pytest.mark.parametrize("exercise_id", PRACTICE)
+def test_practice_right_answer_is_correct(exercise_id):
+    ex = get(exercise_id)
+    assert ex.practice and ex.points == 0 and ex.mistakes
+    assert evaluate(exercise_id, _practice_right(exercise_id)).verdict == "correct"
+
+
+@pytest.mark.parametrize("exercise_id", PRACTICE)
+def test_practice_each_mistake_gives_its_hint(exercise_id):
+    ex = get(exercise_id)
+    wrong = {"7.P3": {"[0, None, None]": [0, 41, 1], "[None, 40, None]": [1, 40, 1],
+                      "[None, 42, None]": [1, 42, 1], "[1, 35, 1]": [1, 35, 1],
+                      "[None, None, 0]": [1, 41, 0], "[None, None, 2]": [1, 41, 2]}}
+    answers = list(wrong[exercise_id].values()) if exercise_id in wrong else \
+        [mistake.answer() for mistake in ex.mistakes]
+    assert len(answers) == len(ex.mistakes)
+    for mistake, answer in zip(ex.mistakes, answers, strict=True):
+        v = evaluate(exercise_id, answer)
+        assert v.verdict == "wrong" and v.hint == mistake.hint, (exercise_id, mistake.hint, v)
+
+
+@pytest.mark.parametrize("exercise_id", PRACTICE)
+@pytest.mark.parametrize("junk", [None, "x", float("nan"), [1, 2], {"a": 1}, np.ones((3, 3)), Exploding()])
+def test_practice_junk_never_crashes(exercise_id, junk):
+    assert evaluate(exercise_id, junk).verdict in ("wrong", "unanswered", "error")
+
+
+def test_practice_numbers_are_the_pages():
+    """The keys use the numbers of the chapter's pages; the block's energy is also the SpatialModel's."""
+    from mbdlib.exercises import ch07
+
+    free = SpatialModel(gravity=(0.0, 0.0, 0.0))
+    free.add_body("block", (0.0, 0.0, 1.0), ch07.PAGE_P, mass=2.0, inertia=ch07.PAGE_J,
+                  angular_velocity=ch07.PAGE_OMEGA)
+    q, qd = free.q_guess(), free.qd_guess()
+    assert np.allclose(qd[3:7], ch07.page_rates(), atol=1e-12)
+    assert free.energy(q, qd) == pytest.approx(get("7.P1").key(), rel=1e-12)
+    assert _bricard_universal_j1().dof_report().redundant == []
+    assert "axis f" in bricard().dof_report().redundant[0]  # the row the universal joint leaves out
+    assert _kane_lean(get("7.P4").key(), ch07.PAGE_LEAN, ch07.PAGE_TURN) == pytest.approx(0.0, abs=1e-9)

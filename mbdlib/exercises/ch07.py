@@ -702,3 +702,163 @@ register(
         ],
     )
 )
+
+
+# ------------------------------------------------------------------ practice inside the pages (7.P1-7.P5)
+# The numbers of the chapter's pages (book/chapters/ch07_*.ipynb; tests/test_exercises_ch07.py rebuilds each
+# answer another way). Practice is never graded: 0 points, no variants.
+PAGE_P = np.array([0.9, 0.15, -0.2, 0.35]) / np.linalg.norm([0.9, 0.15, -0.2, 0.35])  # 7.P1: the block
+PAGE_OMEGA = np.array([3.0, -1.0, 5.0])  # its angular velocity, global components (rad/s)
+PAGE_J = np.array([[0.02, 0.002, 0.0], [0.002, 0.03, 0.0], [0.0, 0.0, 0.04]])  # central inertia (kg m²)
+PAGE_DISK_R = 0.3  # 7.P4: the rolling disk's radius (m)
+PAGE_LEAN, PAGE_TURN = math.radians(30.0), 2.0  # its lean (rad) and turning rate (rad/s)
+PAGE_TOP = {"m": 1.0, "l": 0.1, "A_c": 0.004, "C": 0.006, "theta": 0.5}  # 7.P5: the top of page 7.4
+
+
+def page_rates():
+    """ṗ of the block of page 7.1: ½ Gᵀ ω (global components)."""
+    return 0.5 * _Gm(PAGE_P).T @ PAGE_OMEGA
+
+
+def _rot_energy(frame="body", factor=2.0, half=True):
+    """7.P1: ½ ω′ᵀ J′ ω′ with ω′ = 2 L ṗ, or a typical slip (a factor, the global G, no ½)."""
+    G_or_L = _L(PAGE_P) if frame == "body" else _Gm(PAGE_P)
+    w = factor * G_or_L @ page_rates()
+    return (0.5 if half else 1.0) * float(w @ PAGE_J @ w)
+
+
+def _lean_spin(lean=PAGE_LEAN, centripetal=True):
+    """7.P4: the spin ω_s (relative to the lean frame) that keeps the page's disk circling: the root of
+    the lean equation (5/8) Ω² R sin 2θ + (3/2) Ω R ω_s cos θ + g sin θ = 0."""
+    R, W = PAGE_DISK_R, PAGE_TURN
+    extra = 5 / 8 * W * W * R * math.sin(2 * lean) if centripetal else 0.0
+    return -(G * math.sin(lean) + extra) / (1.5 * W * R * math.cos(lean))
+
+
+def _min_spin(pivot=True, cosine=True, four=True):
+    """7.P5: the spin ω3 below which the top of page 7.4 has no steady precession (double root)."""
+    t = PAGE_TOP
+    A = t["A_c"] + (t["m"] * t["l"] ** 2 if pivot else 0.0)
+    return math.sqrt((4.0 if four else 1.0) * A * (math.cos(t["theta"]) if cosine else 1.0) * t["m"] * G
+                     * t["l"]) / t["C"]
+
+
+register(
+    Exercise(
+        "7.P1",
+        "The rotational kinetic energy of a block from p and its rate",
+        0,
+        reference=_rot_energy,
+        rtol=1e-6,
+        mistakes=[
+            Mistake(lambda: _rot_energy(factor=1.0),
+                    "a factor 2 is missing: omega' = 2 L p_dot (your energy is a quarter of the right one)"),
+            Mistake(lambda: _rot_energy(frame="global"),
+                    "2 G p_dot gives GLOBAL components, but J' is in body axes: use omega' = 2 L p_dot, "
+                    "L = [-e, -e~ + e0 I]"),
+            Mistake(lambda: _rot_energy(half=False), "T = 1/2 omega'^T J' omega': the 1/2 is missing"),
+            Mistake(lambda: _rot_energy(factor=math.sqrt(2.0)),
+                    "the rotational block is 4 L^T J' L, not 2 L^T J' L (omega' = 2 L p_dot enters T "
+                    "squared)"),
+        ],
+    )
+)
+
+register(
+    Exercise(
+        "7.P2",
+        "A body on a cylindrical joint and a rod: coordinates, equations, DOF",
+        0,
+        reference=lambda: np.array([14.0, 13.0, 1.0]),
+        atol=1e-9,
+        mistakes=[
+            Mistake(lambda: np.array([12.0, 11.0, 1.0]),
+                    "with Euler parameters each body has 7 coordinates, and each brings its normalization "
+                    "row"),
+            Mistake(lambda: np.array([14.0, 11.0, 3.0]),
+                    "the normalization rows are missing: both bodies (the fixed ground too) have "
+                    "p^T p - 1 = 0"),
+            Mistake(lambda: np.array([14.0, 12.0, 2.0]),
+                    "one normalization row is missing: the fixed ground is a body of the model and has one "
+                    "too"),
+            Mistake(lambda: np.array([14.0, 14.0, 0.0]),
+                    "a cylindrical joint writes 4 rows (axes parallel, point on the axis): it leaves the "
+                    "slide and the turn; 5 rows is the prismatic joint"),
+            Mistake(lambda: np.array([14.0, 15.0, -1.0]),
+                    "a rod with a ball joint at each end is one equation, d^T d - l^2 = 0 (the distance "
+                    "joint), not a spherical joint"),
+            Mistake(lambda: np.array([7.0, 6.0, 1.0]),
+                    "count the ground as the page does: a body (7 coordinates, a normalization row) fixed "
+                    "by 6 equations (model.fix)"),
+        ],
+    )
+)
+
+register(
+    Exercise(
+        "7.P3",
+        "The Bricard linkage without its redundant row: Grübler, rank, DOF",
+        0,
+        reference=lambda: np.array([1.0, 41.0, 1.0]),
+        atol=1e-9,
+        mistakes=[
+            Mistake.when(_entries_are([0, None, None]),
+                         "as a universal joint J1 writes 4 rows, not 5: Grübler's count is now coordinates "
+                         "minus 41 rows"),
+            Mistake.when(_entries_are([None, 40, None]),
+                         "the row left out was the dependent one: the 41 rows that remain are independent"),
+            Mistake.when(_entries_are([None, 42, None]),
+                         "there are 41 rows now, and the rank cannot exceed the number of rows"),
+            Mistake.when(_entries_are([1, 35, 1]),
+                         "with Euler parameters: 42 coordinates, and the 6 normalization rows count in the "
+                         "rank"),
+            Mistake.when(_entries_are([None, None, 0]),
+                         "DOF = coordinates - rank(Phi_q): the linkage still moves as before"),
+            Mistake.when(_entries_are([None, None, 2]),
+                         "DOF = coordinates - rank(Phi_q) with 42 coordinates and rank 41"),
+        ],
+    )
+)
+
+register(
+    Exercise(
+        "7.P4",
+        "The spin that keeps the rolling disk circling at 30 degrees",
+        0,
+        reference=_lean_spin,
+        rtol=1e-6,
+        mistakes=[
+            Mistake(lambda: _lean_spin(lean=30.0), "the lean goes in radians: np.radians(30)"),
+            Mistake(lambda: -_lean_spin(),
+                    "mind the sign: in the page's lean frame this spin is negative (steady_circle returns it "
+                    "signed)"),
+            Mistake(lambda: _lean_spin(centripetal=False),
+                    "the term (5/8) Omega^2 R sin(2 theta) is missing (it comes from the centre's "
+                    "acceleration towards the turn)"),
+            Mistake(lambda: _lean_spin() + PAGE_TURN * math.sin(PAGE_LEAN),
+                    "that is the disk's whole angular velocity along its axis, omega_s + Omega sin(theta); "
+                    "omega_s is the spin relative to the lean frame"),
+        ],
+    )
+)
+
+register(
+    Exercise(
+        "7.P5",
+        "The slowest spin at which the heavy top can precess steadily",
+        0,
+        reference=_min_spin,
+        rtol=1e-6,
+        mistakes=[
+            Mistake(lambda: _min_spin(pivot=False),
+                    "A is the transverse moment about the PIVOT, A = A_c + m l^2 (parallel axis)"),
+            Mistake(lambda: _min_spin(cosine=False),
+                    "the quadratic's first coefficient is A cos(theta): the cosine is missing"),
+            Mistake(lambda: _min_spin(four=False),
+                    "the double root is where the discriminant (C w3)^2 - 4 A cos(theta) m g l vanishes: "
+                    "the factor 4 is missing"),
+            Mistake(lambda: _min_spin() / (2 * math.pi),
+                    "give the spin in rad/s, not revolutions per second"),
+        ],
+    )
+)
