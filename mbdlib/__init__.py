@@ -10,7 +10,7 @@ that come before it (``tests/test_layout.py`` checks every import, also those in
     -> compiled -> planar -> spatial_joints -> spatial
     -> coordinates -> catalogue
     -> assembly -> checks.views -> checks.items -> checks.motion -> checks
-    -> plotting -> schematics -> frames -> widgets
+    -> plotting -> schematics -> frames -> widgets -> view3d -> course
 
 The first line is the foundation: errors, the numeric/symbolic helpers, input checks, the linear
 algebra (one rank test), the code generator, and the contract between a model and the system an
@@ -18,8 +18,9 @@ integrator sees (``system``: :class:`ConstrainedSystem`; ``model``: the base of 
 the coordinates a user chooses).  Then joint coordinates (rotations to the closed-chain arm of
 chapter 5); then constraints, the KKT system, the schemes and the one :func:`simulate`, linearization,
 and Cartesian, relative and mixed coordinates (chapters 3, 4, 6, 7) with the ready-made mechanisms
-(``catalogue``); then the modelling checklist; then figures. ``mbdlib.exercises`` (answer checking
-and grading) sits above all. ``plotting`` and ``widgets`` sit on top and are not imported here.
+(``catalogue``); then the modelling checklist; then figures, widgets and the 3-D viewer; last
+``course``, which reads the book's table of contents and the exercise registry.  ``mbdlib.exercises``
+(answer checking and grading) sits above all. ``plotting`` and ``widgets`` sit on top and are not imported here.
 
 Conventions (stated once, in the book's "Conventions" page):
 
