@@ -20,7 +20,8 @@ chapter 5); then constraints, the KKT system, the schemes and the one :func:`sim
 and Cartesian, relative and mixed coordinates (chapters 3, 4, 6, 7) with the ready-made mechanisms
 (``catalogue``); then the modelling checklist; then figures, widgets and the 3-D viewer; last
 ``course``, which reads the book's table of contents and the exercise registry.  ``mbdlib.exercises``
-(answer checking and grading) sits above all. ``plotting`` and ``widgets`` sit on top and are not imported here.
+(answer checking and grading) sits above all.  The front ends (``plotting`` to ``view3d``) are not
+imported here.
 
 Conventions (stated once, in the book's "Conventions" page):
 
