@@ -7,7 +7,7 @@ that come before it (``tests/test_layout.py`` checks every import, also those in
     -> rotations -> bodies -> chain -> urdf -> kinematics -> newton_euler -> kane -> dynamics
     -> lagrange -> kane_closed -> mechanisms
     -> constraints -> _banded -> _kkt -> schemes -> _integrators -> dae -> linearize
-    -> compiled -> planar -> spatial_joints -> spatial
+    -> compiled -> planar -> spatial_joints -> spatial -> vehicles
     -> coordinates -> catalogue
     -> assembly -> checks.views -> checks.items -> checks.motion -> checks
     -> plotting -> schematics -> frames -> widgets -> view3d -> course
