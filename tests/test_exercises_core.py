@@ -206,7 +206,7 @@ def test_never_crashes_on_anything(answer):
         assert evaluate(ex, answer).verdict in ("correct", "wrong", "unanswered", "error")
 
 
-@pytest.mark.parametrize("chapter", range(1, 8))
+@pytest.mark.parametrize("chapter", range(1, 9))
 def test_every_registered_mistake_is_wrong_and_shows_its_own_hint(chapter):
     # a mistake equal to the reference (or shadowed by an earlier one) would never show its hint
     registered = exercises(chapter)
