@@ -53,7 +53,7 @@ G = 9.81  # m/s²
 
 
 # ------------------------------------------------------------------ 8.1 a pendulum held upright by a spring
-HELD = {"m": 1.2, "L": 0.9, "k": 8.0}  # kg, m, N m/rad
+HELD = {"m": 1.2, "L": 0.9, "k": 12.0}  # kg, m, N m/rad
 
 
 def held_frequency(m, L, k, g=G, inertia="pivot", lever=0.5, sign=-1.0):
@@ -69,7 +69,7 @@ def _held_variant(rng) -> dict:
     m = float(rng.integers(5, 21) / 10)
     L = float(rng.integers(4, 13) / 10)
     k_min = m * G * L / 2
-    return {"m": m, "L": L, "k": float(math.ceil(k_min * float(rng.uniform(1.4, 3.0)) * 2) / 2)}
+    return {"m": m, "L": L, "k": float(math.ceil(k_min * float(rng.uniform(2.2, 3.5)) * 2) / 2)}  # k > m g L
 
 
 def _positive_rate(answer, **_) -> str | None:
