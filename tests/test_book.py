@@ -200,6 +200,12 @@ KEY_TERMS = {
         "normalization row", "overconstrained mechanism", "Bricard linkage", "rolling without slipping",
         "heavy symmetric top", "precession", "nutation",
     ],
+    "chapters/ch08_linearization": [
+        "equilibrium", "linearization", "eigenvalue", "mode", "asymptotic stability",
+        "Lyapunov's indirect method", "complex-step derivative", "steady motion", "ignorable coordinate",
+        "sleeping top", "gyroscopic stabilization", "Whipple bicycle model", "self-stability", "weave mode",
+        "capsize mode", "castor mode",
+    ],
 }
 # How a page names a term when not by the term itself (or its plural).
 ALIASES = {

@@ -14,6 +14,7 @@ from ch07_tools import G0, body_poses, rnd, say, small, under
 from mbdlib.view3d import Box, Cylinder, Disk, Sphere
 
 __all__ = ["G0", "body_poses", "rnd", "say", "small", "under", "eig_text", "bicycle_shapes", "bicycle_points",
+           "contact_points", "side_view",
            "BODY_INDEX"]
 
 BODY_INDEX = {"frame": 0, "fork": 1, "rear wheel": 2, "front wheel": 3}
@@ -98,3 +99,19 @@ def side_view(ax, p, S, color_frame, color_fork, labels=True):
     S.draw_com(ax, P["fork cm"], radius=0.03, label="H" if labels else None, label_offset=(0.05, 0.02))
     ax.plot([-0.45, w + 0.55], [0.0, 0.0], color="0.3", lw=1.0)
     return P, axis_top
+
+
+def contact_points(q, k: int, radius: float) -> np.ndarray:
+    """The contact points (N, 3) of wheel body ``k`` (axle along its body y) of radius ``radius`` rolling on
+    z = 0, from the coordinates ``q`` (N, n) of a SpatialModel: the centre minus ``radius`` times the unit
+    vector in the wheel's plane that points up."""
+    from mbdlib.rotations import dcm_from_quat
+
+    q = np.atleast_2d(np.asarray(q, dtype=float))
+    out = []
+    for row in q:
+        centre, p = row[7 * k: 7 * k + 3], row[7 * k + 3: 7 * k + 7]
+        a = dcm_from_quat(p / np.linalg.norm(p)) @ np.array([0.0, 1.0, 0.0])
+        up = np.array([0.0, 0.0, 1.0]) - a[2] * a
+        out.append(centre - radius * up / np.linalg.norm(up))
+    return np.array(out)
