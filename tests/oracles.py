@@ -217,3 +217,110 @@ def whipple_matrices(p):
     C1 = np.array([[0.0, mu * ST + SF * cl + ITxz / w * cl - mu * mT * zT],
                    [-(mu * ST + SF * cl), IAlz / w * cl + mu * (SA + ITzz / w * cl)]])
     return {"M": M, "C1": C1, "K0": K0, "K2": K2}
+
+
+# ---------------------------------------------------------------------- the Whipple bicycle by Kane's method
+def _triangular_solver(A, b):
+    """Solve the bicycle's velocity constraints for (yaw rate, pitch rate, front-wheel rate), exactly.
+
+    The rows are ordered (the rate of the front contact's height, its velocity across the wheel's heading,
+    its velocity along it).  The first cannot contain the yaw rate (the height does not depend on the
+    heading) nor the front wheel's spin, the second not the spin (a spinning wheel moves its contact
+    point along its heading only): the matrix is lower triangular in (pitch, yaw, spin), and forward
+    substitution is exact.  The zeros are asserted, not assumed.
+    """
+    import sympy as sp
+
+    zeros = (A[0, 0], A[0, 2], A[1, 2])
+    if any(sp.sympify(z) != 0 for z in zeros):
+        raise AssertionError(f"the velocity constraints are not triangular: {zeros}")
+    pitch = b[0, :] / A[0, 1]
+    yaw = (b[1, :] - A[1, 1] * pitch) / A[1, 0]
+    spin = (b[2, :] - A[2, 0] * yaw - A[2, 1] * pitch) / A[2, 2]
+    return sp.Matrix.vstack(yaw, pitch, spin)
+
+
+def whipple_kanes_method(p):
+    """The Whipple bicycle with the parameters ``p`` (the names and axes of ``mbdlib.vehicles.BENCHMARK``)
+    derived with ``sympy.physics.mechanics.KanesMethod``, independently of the library's spatial model.
+
+    Frames: yaw q1 about the vertical, roll (lean) q2 about the yaw frame's x, pitch q3 about the rolled
+    frame's y (the rear frame C is pitched back by the steer axis tilt λ so that C.z is the steer axis,
+    upwards), steer q4 about the steer axis pointing down (right positive); the wheels turn on their hubs at
+    the rates u5 (rear) and u6 (front), their angles ignorable and left out.  Speeds: u_i = q̇_i (i ≤ 4).
+    The rear wheel rolls by construction (its contact point P has zero velocity and its centre moves by
+    the two-point formula about it); the front contact Q, the lowest point of the front wheel, gives the
+    holonomic constraint (its height is zero: q3 dependent) and three velocity constraints (the rate of the
+    height, the velocity across and along the wheel's heading: u1, u3, u6 dependent), solved by
+    :func:`_triangular_solver`.  Numbers (floats) replace the parameters from the start: the expressions stay
+    small enough for ``KanesMethod.linearize``.  A steer torque T acts between frame and fork.
+
+    Returns ``{"KM", "q", "u", "T"}`` with ``kanes_equations`` done.
+    """
+    import sympy as sp
+
+    lam = p["lam"]
+    q1, q2, q3, q4 = q = me.dynamicsymbols("q1:5")
+    u1, u2, u3, u4, u5, u6 = u = me.dynamicsymbols("u1:7")
+    T = sp.Symbol("T")
+    N = me.ReferenceFrame("N")
+    A = N.orientnew("A", "Axis", (q1, N.z))
+    B = A.orientnew("B", "Axis", (q2, A.x))
+    C = B.orientnew("C", "Axis", (q3 - lam, B.y))           # C.z: the steer axis, upwards
+    E = C.orientnew("E", "Axis", (-q4, C.z))                # the fork
+    for frame, parent, rate in ((A, N, u1 * N.z), (B, A, u2 * A.x), (C, B, u3 * B.y), (E, C, -u4 * C.z)):
+        frame.set_ang_vel(parent, rate)
+    C_axes = C.orientnew("C_axes", "Axis", (lam, C.y))      # the paper's axes on the frame (x forward)
+    E_axes = E.orientnew("E_axes", "Axis", (lam, E.y))      # and on the fork
+    R, F = me.ReferenceFrame("R"), me.ReferenceFrame("F")   # the wheels
+    R.set_ang_vel(C, u5 * C.y)
+    F.set_ang_vel(E, u6 * E.y)
+    # points, upright reference pose in the model's axes (x forward, y left, z up; rear contact at 0)
+    c, s = np.cos(lam), np.sin(lam)
+    Cx, Cz = np.array([c, 0.0, s]), np.array([-s, 0.0, c])  # C.x and C.z in the reference pose
+    rear_hub = np.array([0.0, 0.0, p["rR"]])
+    d = (p["w"] + p["c"]) * c - p["rR"] * s                 # rear hub to the steer axis, along C.x
+    on_axis = rear_hub + d * Cx
+
+    def offset(point, origin, frame):
+        r = np.asarray(point, dtype=float) - origin
+        return float(r @ Cx) * frame.x + float(r @ Cz) * frame.z
+
+    P = me.Point("P")
+    P.set_vel(N, 0)
+    Ro = P.locatenew("Ro", p["rR"] * B.z)
+    Ro.v2pt_theory(P, N, R)
+    Bo = Ro.locatenew("Bo", offset((p["xB"], 0.0, -p["zB"]), rear_hub, C))
+    Bo.v2pt_theory(Ro, N, C)
+    S = Ro.locatenew("S", d * C.x)
+    S.v2pt_theory(Ro, N, C)
+    Fo = S.locatenew("Fo", offset((p["w"], 0.0, p["rF"]), on_axis, E))
+    Fo.v2pt_theory(S, N, E)
+    Ho = S.locatenew("Ho", offset((p["xH"], 0.0, -p["zH"]), on_axis, E))
+    Ho.v2pt_theory(S, N, E)
+    e_z = E.y.dot(A.z)
+    Q = Fo.locatenew("Q", p["rF"] * (e_z * E.y - A.z) / sp.sqrt(1 - e_z**2))   # the lowest point
+    Q.v2pt_theory(Fo, N, F)
+    height = Q.pos_from(P).dot(A.z)
+    t = me.dynamicsymbols._t
+    rates = {sp.diff(qi, t): ui for qi, ui in zip(q, u, strict=False)}
+    heading = E.y.cross(A.z)                                 # horizontal, in the front wheel's plane
+    velocity = [sp.diff(height, t).subs(rates), Q.vel(N).dot(A.z.cross(heading)), Q.vel(N).dot(heading)]
+    g = p["g"]
+    bodies = [
+        me.RigidBody("rear", Ro, R, p["mR"], (me.inertia(C, p["IRxx"], p["IRyy"], p["IRxx"]), Ro)),
+        me.RigidBody("frame", Bo, C, p["mB"],
+                     (me.inertia(C_axes, p["IBxx"], p["IByy"], p["IBzz"], 0, 0, -p["IBxz"]), Bo)),
+        me.RigidBody("fork", Ho, E, p["mH"],
+                     (me.inertia(E_axes, p["IHxx"], p["IHyy"], p["IHzz"], 0, 0, -p["IHxz"]), Ho)),
+        me.RigidBody("front", Fo, F, p["mF"], (me.inertia(E, p["IFxx"], p["IFyy"], p["IFxx"]), Fo)),
+    ]
+    loads = [(Ro, -p["mR"] * g * A.z), (Bo, -p["mB"] * g * A.z), (Ho, -p["mH"] * g * A.z),
+             (Fo, -p["mF"] * g * A.z), (E, -T * C.z), (C, T * C.z)]
+    kinematics = [sp.diff(qi, t) - ui for qi, ui in zip(q, u, strict=False)]
+    KM = me.KanesMethod(N, q_ind=[q1, q2, q4], u_ind=[u2, u4, u5], q_dependent=[q3],
+                        configuration_constraints=[height], u_dependent=[u1, u3, u6],
+                        velocity_constraints=velocity, kd_eqs=kinematics,
+                        constraint_solver=_triangular_solver)
+    KM.kanes_equations(bodies, loads)
+    return {"KM": KM, "q": q, "u": u, "T": T}
