@@ -262,7 +262,7 @@ def whipple_kanes_method(p):
     lam = p["lam"]
     q1, q2, q3, q4 = q = me.dynamicsymbols("q1:5")
     u1, u2, u3, u4, u5, u6 = u = me.dynamicsymbols("u1:7")
-    T = sp.Symbol("T")
+    T = me.dynamicsymbols("T")                              # an input: a function of time
     N = me.ReferenceFrame("N")
     A = N.orientnew("A", "Axis", (q1, N.z))
     B = A.orientnew("B", "Axis", (q2, A.x))

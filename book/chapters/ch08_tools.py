@@ -9,13 +9,12 @@ schematic.  The bicycle itself is the library's; nothing here computes its motio
 from __future__ import annotations
 
 import numpy as np
-from ch07_tools import G0, body_poses, rnd, say, small, under
+from ch07_tools import G0, SUPERSCRIPT, body_poses, rnd, say, small, under
 
 from mbdlib.view3d import Box, Cylinder, Disk, Sphere
 
-__all__ = ["G0", "body_poses", "rnd", "say", "small", "under", "eig_text", "bicycle_shapes", "bicycle_points",
-           "contact_points", "side_view",
-           "BODY_INDEX"]
+__all__ = ["G0", "SUPERSCRIPT", "body_poses", "rnd", "say", "small", "under", "eig_text", "bicycle_shapes",
+           "bicycle_points", "contact_points", "side_view", "BODY_INDEX"]
 
 BODY_INDEX = {"frame": 0, "fork": 1, "rear wheel": 2, "front wheel": 3}
 
