@@ -95,7 +95,7 @@ def side_view(ax, p, S, color_frame, color_fork, labels=True):
     ax.plot([w + c, axis_top[0]], [0.0, axis_top[1]], color="0.45", ls="-.", lw=0.9)
     ax.plot([w + c, w + c], [0.0, 1.1], color="0.7", ls=":", lw=0.8)
     S.draw_com(ax, P["frame cm"], radius=0.04, label="B" if labels else None, label_offset=(0.06, 0.02))
-    S.draw_com(ax, P["fork cm"], radius=0.03, label="H" if labels else None, label_offset=(0.05, 0.02))
+    S.draw_com(ax, P["fork cm"], radius=0.03, label="H" if labels else None, label_offset=(-0.13, 0.02))
     ax.plot([-0.45, w + 0.55], [0.0, 0.0], color="0.3", lw=1.0)
     return P, axis_top
 
