@@ -240,6 +240,16 @@ def _triangular_solver(A, b):
     return sp.Matrix.vstack(yaw, pitch, spin)
 
 
+def exact_solver(A, b):
+    """The bicycle's linear solver for ``KanesMethod.linearize``: numbers by LU, the 1 x 1 configuration
+    constraint by a division, the 3 x 3 velocity constraints by :func:`_triangular_solver`."""
+    if all(x.is_number for x in A):
+        return A.LUsolve(b)
+    if A.shape == (1, 1):
+        return b / A[0, 0]
+    return _triangular_solver(A, b)
+
+
 def whipple_kanes_method(p):
     """The Whipple bicycle with the parameters ``p`` (the names and axes of ``mbdlib.vehicles.BENCHMARK``)
     derived with ``sympy.physics.mechanics.KanesMethod``, independently of the library's spatial model.
