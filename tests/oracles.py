@@ -241,10 +241,14 @@ def _triangular_solver(A, b):
 
 
 def exact_solver(A, b):
-    """The bicycle's linear solver for ``KanesMethod.linearize``: numbers by LU, the 1 x 1 configuration
-    constraint by a division, the 3 x 3 velocity constraints by :func:`_triangular_solver`."""
-    if all(x.is_number for x in A):
-        return A.LUsolve(b)
+    """The bicycle's linear solver for ``KanesMethod.linearize``: the 1 x 1 configuration constraint by a
+    division, the 3 x 3 velocity constraints by :func:`_triangular_solver` (both symbolic, exact), and the
+    final system at the operating point, all numbers, by LAPACK with pivoting (sympy's LU of floats does not
+    pivot on small entries)."""
+    import sympy as sp
+
+    if all(x.is_number for x in A) and all(x.is_number for x in b):
+        return sp.Matrix(np.linalg.solve(np.array(A, dtype=float), np.array(b, dtype=float)))
     if A.shape == (1, 1):
         return b / A[0, 0]
     return _triangular_solver(A, b)
