@@ -22,6 +22,7 @@ from oracles import (
     MEIJAARD_TABLE2_AT_SPEEDS,
     MEIJAARD_TABLE2_EIGENVALUES,
     MEIJAARD_TABLE2_SPEEDS,
+    exact_solver,
     meijaard_bicycle_matrices,
     whipple_kanes_method,
     whipple_matrices,
@@ -149,15 +150,16 @@ def test_linearization_equals_sympys_kanes_method_linearize(bike):
     """The Whipple bicycle derived independently with sympy.physics.mechanics' KanesMethod (tests/oracles.py:
     yaw, lean, pitch and steer angles, the pitch dependent through the front contact's height; yaw, pitch and
     front-wheel rates dependent through three velocity constraints, solved exactly by forward substitution)
-    and linearized by its Linearizer about upright running at 5 m/s: the state matrix in (lean, steer, their
-    rates, the rear hub's rate) and the steer-torque column of B equal those of the 28-coordinate model, and
-    the heading is ignorable (its column is zero)."""
+    and linearized by its Linearizer (with the same exact solver) about upright running at 5 m/s: the state
+    matrix in (lean, steer, their rates, the rear hub's rate) and the steer-torque column of B equal those
+    of the 28-coordinate model, and the heading is ignorable (its column is zero)."""
     kane = whipple_kanes_method(dict(BENCHMARK))
     q, u, T = kane["q"], kane["u"], kane["T"]
     v = 5.0
     op = {**{qi: 0.0 for qi in q}, u[0]: 0.0, u[1]: 0.0, u[2]: 0.0, u[3]: 0.0,
-          u[4]: v / BENCHMARK["rR"], u[5]: v / BENCHMARK["rF"]}
-    A, B, inputs = kane["KM"].linearize(op_point=op, A_and_B=True, simplify=False)
+          u[4]: v / BENCHMARK["rR"], u[5]: v / BENCHMARK["rF"], T: 0.0,
+          **{ui.diff(): 0.0 for ui in u}}                  # steady: no accelerations
+    A, B, inputs = kane["KM"].linearize(op_point=op, A_and_B=True, simplify=False, linear_solver=exact_solver)
     assert list(inputs) == [T]
     A, B = np.array(A.evalf(), dtype=float), np.array(B.evalf(), dtype=float)
     states = [1, 2, 3, 4, 5]                  # of (yaw, lean, steer, lean rate, steer rate, rear hub rate)
