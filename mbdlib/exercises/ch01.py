@@ -109,9 +109,8 @@ register(
             Mistake(
                 lambda angles_deg: rot_x(np.radians(angles_deg[2])) @ rot_y(np.radians(angles_deg[1]))
                 @ rot_z(np.radians(angles_deg[0])),
-                "you multiplied in the reverse order (Rx Ry Rz, an extrinsic xyz sequence): for the "
-                "intrinsic ZYX sequence each new rotation multiplies on the right: A = Rz(psi) Ry(theta) "
-                "Rx(phi)",
+                "you multiplied in the reverse order (an extrinsic xyz sequence): in an intrinsic sequence "
+                "each new rotation is about an axis of the turned frame, so it multiplies on the right",
             ),
             Mistake(
                 lambda angles_deg: dcm_from_euler("ZYX", np.array(angles_deg, dtype=float)),
@@ -359,11 +358,11 @@ register(
             ),
             Mistake(
                 _V_WRONG[1],
-                "the cross product is the wrong way round: v_P = v_i + omega x s_P (not s_P x omega)",
+                "the cross product is the wrong way round: omega x s_P, not s_P x omega",
             ),
             Mistake(
                 _V_WRONG[2],
-                "add the velocity of the reference point: v_P = v_i + omega x s_P",
+                "the velocity of the reference point is missing: the whole body also moves with v_i",
             ),
         ],
     )
@@ -401,6 +400,10 @@ register(
         variant=_far_from_mistakes(_draw_16, _a_p, _A_WRONG),
         mistakes=[
             Mistake(_A_WRONG[0], "the centripetal term omega x (omega x s_P) is missing"),
+            # (not in _A_WRONG, which variants are drawn away from: released variants stay as they were)
+            Mistake(lambda **p: _a_p(**p, tangential=0.0),
+                    "the tangential term is missing: the body's angular velocity changes (alpha), and that "
+                    "adds alpha x s_P"),
             Mistake(
                 _A_WRONG[1],
                 "you used s'_P in body components; omega and alpha are global, so use s_P = A s'_P",
@@ -512,6 +515,15 @@ def _J3(q):
     return J[[0, 1, 5]]  # rows x_dot, y_dot, phi_dot (rows 0, 1 linear, 5 angular about z)
 
 
+def _J3_absolute_sums(q):
+    """Column j summed over the links from j to the tip (as for relative angles) but with q_k read as each
+    link's ABSOLUTE angle: x_dot = -sum_k>=j L_k sin(q_k) ..."""
+    L = np.asarray(ARM3_L)
+    q = np.asarray(q, dtype=float)
+    tail = np.tril(np.ones((3, 3)))  # tail[k, j] = 1 for k >= j
+    return np.vstack([-(L * np.sin(q)) @ tail, (L * np.cos(q)) @ tail, np.ones(3)])
+
+
 def _J3_absolute(q):
     """The Jacobian a student gets by reading q as ABSOLUTE link angles: x = sum L_i cos q_i."""
     L = np.asarray(ARM3_L)
@@ -533,6 +545,12 @@ register(
                 _J3_absolute,
                 "you treated q as absolute link angles; they are RELATIVE joint angles: link k points at "
                 "q1 + ... + qk, so column j collects the links from j to the tip",
+            ),
+            Mistake(
+                _J3_absolute_sums,
+                "your columns sum the right links but use q_k as link k's angle: q is RELATIVE, link k "
+                "points at the absolute angle q1 + ... + qk (np.cumsum(q)); use that in the sines and "
+                "cosines",
             ),
             Mistake(
                 lambda q: _J3(q)[:, ::-1], "the columns are in reverse order: column j is d(x, y, phi)/dq_j"

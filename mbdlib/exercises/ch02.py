@@ -356,8 +356,9 @@ register(
         mistakes=[
             Mistake(
                 lambda: _G_closed(sign=-1),
-                "the sign is wrong: G = dV/dq with V = m1 g y_C1 + m2 g y_C2 (y up), and it stands on "
-                "the LEFT of M qdd + C qd + G = tau: holding the arm level needs tau_1 > 0",
+                "the sign is wrong: G is the gradient of the potential energy (which grows with height, "
+                "y up), and it stands on the LEFT of M qdd + C qd + G = tau: holding the arm level needs "
+                "tau_1 > 0",
             ),
             Mistake(
                 lambda: _G_closed(second_mass=0),
@@ -527,7 +528,7 @@ register(
             ),
             Mistake(
                 _Mdot_half,
-                "C = Mdot/2 makes Mdot - 2C skew (zero), but C qd must also be the Coriolis and "
+                "taking C as Mdot/2 makes Mdot - 2C skew (zero), but C qd must also be the Coriolis and "
                 "centripetal forces; use the Christoffel symbols",
             ),
         ],
