@@ -74,7 +74,8 @@ def csv_text(rows: list[dict], fields: list[str] = FIELDS) -> str:
 
 def _cell(text: str) -> str:
     """A markdown table cell: ``|`` escaped, line breaks as ``<br>`` (a multi-line hint stays in its row)."""
-    return " <br>".join(line.strip() for line in str(text).replace("|", "\\|").splitlines()) or ""
+    lines = (line.strip() for line in str(text).replace("|", "\\|").splitlines())
+    return " <br>".join(line for line in lines if line)
 
 
 def feedback_markdown(student: Student, rows: list[dict], chapter: int | None = None, notebook: str = "",

@@ -415,6 +415,7 @@ def main(argv: list[str] | None = None) -> int:
         if src.is_dir():
             shutil.copytree(src, home, dirs_exist_ok=True)
         log = os.open(home / ".kernel.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        os.dup2(log, 1)  # the kernel's own messages stay in its folder (the protocol uses the sockets)
         os.dup2(log, 2)
         os.execvp(command[0], command)
     for d in args.cgroup:  # before anything else: every process of the kernel is counted
@@ -429,6 +430,7 @@ def main(argv: list[str] | None = None) -> int:
         tmp = workdir / ".tmp"
         tmp.mkdir(exist_ok=True)
         log = os.open(workdir / ".kernel.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        os.dup2(log, 1)
         os.dup2(log, 2)
         os.chdir(workdir)
         env = {**os.environ, "HOME": str(workdir), "TMPDIR": str(tmp), "OPENBLAS_NUM_THREADS": "1",
