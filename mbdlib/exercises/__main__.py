@@ -24,7 +24,7 @@ import nbformat
 
 from .core import exercises
 from .generate import GenerateError, generate, render
-from .grade import execute, grade, notebooks_in
+from .grade import coalesce_streams, execute, grade, notebooks_in
 from .release import nbgrader_source, release_variants
 from .sandbox import SandboxConfig
 
@@ -150,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{path}: {status}: {detail}", file=sys.stderr)
                 failed += 1
                 continue
+            coalesce_streams(nb)
             path.write_text(render(nb), encoding="utf-8")
             print(f"executed {path}")
         return 1 if failed else 0

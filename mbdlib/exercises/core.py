@@ -88,14 +88,15 @@ class Mistake:
 
     @property
     def slug(self) -> str:
-        """The mistake's stable key: ``key`` if given, else made from the first words of the hint.
+        """The mistake's stable key: ``key`` if given, else the hint's first words and a digest of it.
 
-        Grading writes it into ``grades.csv`` so that an instructor can count who made which mistake.
+        Grading writes it into ``grades.csv`` so that an instructor can count who made which mistake; it
+        stays the same from run to run as long as the hint does, and two different hints never share it.
 
         >>> Mistake(None, "your matrix is the transpose of A: columns are body axes").slug
-        'matrix-transpose-columns-body-axes'
+        'matrix-transpose-columns-body-axes-9fb511'
         """
-        return self.key or _slug(self.hint)
+        return self.key or f"{_slug(self.hint)}-{hashlib.sha256(self.hint.encode()).hexdigest()[:6]}"
 
 
 _STOP = {"a", "an", "the", "is", "are", "of", "you", "your", "it", "its", "in", "to", "that", "this", "not",

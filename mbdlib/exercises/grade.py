@@ -58,7 +58,7 @@ from .exports import (
     write_problems,
     write_totals,
 )
-from .judging import JUDGE_SECONDS, judge_all, judge_function, judge_value
+from .judging import JUDGE_SECONDS, close_servers, judge_all, judge_function, judge_value
 from .roster import BENIGN, Problem, Student, match_files, read_roster
 from .sandbox import Jail, SandboxConfig, describe, isolation_available
 from .variants import (
@@ -357,6 +357,21 @@ def execute(nb, cwd: str | Path, timeout: float = 120, store_widget_state: bool 
     return status, detail
 
 
+def coalesce_streams(nb) -> None:
+    """Merge consecutive stream outputs of one name in each cell (how the kernel happened to flush a print
+    is not part of the result: stored notebooks stay the same from one execution to the next)."""
+    for cell in nb.cells:
+        merged = []
+        for out in cell.get("outputs", []):
+            if merged and out.get("output_type") == "stream" and merged[-1].get("output_type") == "stream" \
+                    and merged[-1].get("name") == out.get("name"):
+                merged[-1]["text"] = merged[-1]["text"] + out["text"]
+            else:
+                merged.append(out)
+        if cell.cell_type == "code":
+            cell.outputs = merged
+
+
 def run_submission(path: str | Path, student: Student | None = None, chapter: int | None = None,
                    timeout: float = 120, secret: bytes | None = None, sandbox: SandboxConfig | None = None,
                    isolate: bool = False, assignment: Path | None = None,
@@ -636,8 +651,11 @@ def grade(paths, out: str | Path, timeout: float = 120, workers: int = 1, feedba
     with ThreadPoolExecutor(max_workers=max(1, int(workers))) as pool:
         futures = [pool.submit(_run_safely, p, s, chapter, timeout, secret, sandbox, isolate, assignment_dir,
                                judge_seconds) for p, s in todo]
-        for fut in as_completed(futures):
-            write(fut.result(), True)
+        try:
+            for fut in as_completed(futures):
+                write(fut.result(), True)
+        finally:
+            close_servers()  # (the judging servers of this run's threads)
     problems_path = Path(problems) if problems is not None else out.with_name(out.stem + ".problems.csv")
     write_problems(run.problems, problems_path)
     mistakes_path = Path(mistakes) if mistakes is not None else out.with_name(out.stem + ".mistakes.csv")
