@@ -809,7 +809,8 @@ def test_two_students_released_graded_and_a_borrowed_notebook(tmp_path):
     roster, secret = tmp_path / "roster.csv", tmp_path / "secret"
     roster.write_text("student_id,name,file\ns1,Ann,ann.ipynb\ns2,Bo,bo.ipynb\n")
     secret.write_bytes(b"chapter-2-secret-for-the-tests-0123456789")
-    released = release_variants(root / "solutions" / "ch02_dynamics.ipynb", roster, secret, tmp_path / "rel")
+    released = release_variants(root / "solutions" / "ch02_dynamics.ipynb", roster, secret, tmp_path / "rel",
+                                allow_solutions=True)
     subs = tmp_path / "subs"
     subs.mkdir()
     for p in released:

@@ -581,7 +581,7 @@ def test_chapter_4_graded_end_to_end_with_variants(tmp_path):
     secret = tmp_path / "secret"
     secret.write_bytes(b"chapter four test secret, 32 bytes or so")
     solution = ROOT / "solutions" / "ch04_coordinates.ipynb"
-    released = release_variants(solution, roster, secret, tmp_path / "rel")
+    released = release_variants(solution, roster, secret, tmp_path / "rel", allow_solutions=True)
     assert [p.name for p in released] == ["ann.ipynb", "bo.ipynb"]
     out = tmp_path / "grades.csv"
     grade([tmp_path / "rel"], out, timeout=120, workers=2, roster=roster, secret_file=secret,

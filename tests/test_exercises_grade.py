@@ -456,6 +456,7 @@ def test_batch_grading_in_confined_kernels(tmp_path):
     done = grade([subs, tmp_path / "truncated.ipynb"], out, timeout=40, workers=2, feedback=fb, totals=totals,
                  sandbox=SandboxConfig(memory_mb=1500, cpu_seconds=60, isolate=True), log=lambda *a: None)
     assert len(done) == 13
+    assert sorted(p.student for p in done.problems) == ["corrupt", "truncated"] and done.exit_status == 1
     assert (_folder_digest(subs), _folder_digest(instructor)) == before  # nothing of the instructor touched
 
     rows = list(csv.DictReader(out.open(encoding="utf-8")))
@@ -513,7 +514,7 @@ def test_released_variants_are_graded_with_the_secret(tmp_path):
     # release the SOLUTION notebook (its answers are computed from params(...), so each copy is right for
     # its student); the student versions are released the same way
     solution = ROOT / "solutions" / "ch01_kinematics.ipynb"
-    released = release_variants(solution, roster, secret, tmp_path / "rel")
+    released = release_variants(solution, roster, secret, tmp_path / "rel", allow_solutions=True)
     assert [p.name for p in released] == ["ann.ipynb", "bo.ipynb"]
     ann = nbformat.read(released[0], as_version=4)
     token_cell = next(c for c in ann.cells if "use_variant(" in c.source)
@@ -525,10 +526,28 @@ def test_released_variants_are_graded_with_the_secret(tmp_path):
     # Bo hands in Ann's notebook (her numbers, her answers) under his own name
     (subs / "bo.ipynb").write_bytes(released[0].read_bytes())
     out = tmp_path / "grades.csv"
-    grade([subs], out, timeout=60, workers=2, roster=roster, secret_file=secret, log=lambda *a: None)
+    run = grade([subs], out, timeout=60, workers=2, roster=roster, secret_file=secret, log=lambda *a: None)
     table = {(r["student"], r["exercise"]): r for r in csv.DictReader(out.open(encoding="utf-8"))}
     assert table["s1", "1.1"]["verdict"] == "correct" and table["s1", "1.1"]["name"] == "Ann"
     assert table["s2", "1.1"]["verdict"] == "wrong"   # Ann's numbers are not Bo's
+    assert [(p.kind, p.student) for p in run.problems] == [("variant-borrowed", "s2")]
+    assert "released for 's1'" in run.problems[0].detail and run.exit_status == 1
+    # issue 24: graded without the secret, or with another one, two perfect students got 10/25 and exit 0;
+    # now their variant exercises are "variant-unverifiable" (no points), each one a problem, exit status 1
+    (subs / "bo.ipynb").write_bytes(released[1].read_bytes())
+    wrong_secret = tmp_path / "other-secret"
+    wrong_secret.write_bytes(SECRET + b"-not-the-one")
+    for key, says in ((None, "--secret-file"), (wrong_secret, "another secret")):
+        logged = []
+        run = grade([subs], out, timeout=60, workers=2, roster=roster, secret_file=key, log=logged.append)
+        rows = list(csv.DictReader(out.open(encoding="utf-8")))
+        for r in rows:
+            varied = get(r["exercise"]).variant is not None
+            assert r["verdict"] == ("variant-unverifiable" if varied else "correct"), r
+            assert not varied or (says in r["hint"] and r["points"] == "0")
+        assert sorted((p.kind, p.student) for p in run.problems) == [("variant-unverifiable", "s1"),
+                                                                      ("variant-unverifiable", "s2")]
+        assert run.exit_status == 1 and any("need your attention" in line for line in logged)
     # without the secret, the released notebook's check does not judge 1.1: it only checks what it can
     nb = nbformat.read(released[1], as_version=4)
     assert execute(nb, tmp_path, timeout=120)[0] == "ok"

@@ -65,7 +65,8 @@ def run_confined(cells: list[str], config: SandboxConfig | None = None, timeout:
         status, detail = execute(nb, jail.work, timeout, km=_manager(jail), always_last=True,
                                  on_ready=jail.seal)
         for d in jail.cgroups:
-            for name in ("cpu.stat", "memory.max_usage_in_bytes", "memory.peak", "pids.max"):
+            for name in ("cpu.stat", "cpu.cfs_quota_us", "cpu.cfs_period_us", "cpu.max",
+                         "memory.max_usage_in_bytes", "memory.peak", "pids.max"):
                 if (d / name).exists():
                     stats[name] = (d / name).read_text()
         work = sorted(p.name for p in jail.work.iterdir())
@@ -78,7 +79,7 @@ def run_confined(cells: list[str], config: SandboxConfig | None = None, timeout:
             text.append(out.get("text", "") or out.get("data", {}).get("text/plain", "")
                         or f"{out.get('ename', '')}: {out.get('evalue', '')}")
     return {"text": "\n".join(text), "status": status, "detail": detail, "stats": stats, "killed": killed,
-            "work": work}
+            "work": work, "folder": jail.work.name}
 
 
 def lines(result: dict) -> dict[str, str]:
@@ -151,7 +152,8 @@ def test_nothing_of_the_instructor_or_other_students_is_visible(tmp_path, monkey
     assert token not in result["text"], result["text"]
     for i in range(len(paths)):
         assert got[f"read{i}"].startswith("blocked"), (paths[i], got[f"read{i}"])
-    assert "MBDLIB_GRADER_TOKEN" not in got["env"] and got["tmp"] == ""
+    assert "MBDLIB_GRADER_TOKEN" not in got["env"]
+    assert got["tmp"] == result["folder"]  # in /tmp, only (the mount point of) its own work folder
     assert len(got["pids"].split()) <= 4  # only its own processes (the namespace's init, the kernel)
 
 
@@ -337,8 +339,15 @@ def test_it_cannot_signal_anyone_else_or_take_more_than_one_core():
     got = lines(result)
     assert got["grader"].startswith("blocked ProcessLookupError")  # not even visible
     assert float(got["cores"]) <= 1.3, got["cores"]
-    throttled = int(re.search(r"nr_throttled (\d+)", result["stats"]["cpu.stat"]).group(1))
-    assert throttled > 0  # the quota, not the machine's load, held it to one core
+    stats = result["stats"]
+    quota = stats.get("cpu.max", "").split()[:1] or [stats["cpu.cfs_quota_us"].strip()]
+    period = stats.get("cpu.max", "").split()[1:] or [stats["cpu.cfs_period_us"].strip()]
+    assert int(quota[0]) == int(period[0])  # one core's worth per period
+    periods = int(re.search(r"nr_periods (\d+)", stats["cpu.stat"]).group(1))
+    throttled = int(re.search(r"nr_throttled (\d+)", stats["cpu.stat"]).group(1))
+    assert periods > 0  # the spinning processes ran under the quota
+    if float(got["cores"]) >= 0.9:  # the machine had a core to spare: then the quota, not the load, held it
+        assert throttled > 0
 
 
 def test_a_flood_of_output_is_cut_off(monkeypatch):
