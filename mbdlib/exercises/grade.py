@@ -38,7 +38,6 @@ import os
 import re
 import secrets
 import shutil
-import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -60,7 +59,7 @@ from .exports import (
 )
 from .judging import JUDGE_SECONDS, close_servers, judge_all, judge_function, judge_value
 from .roster import BENIGN, Problem, Student, match_files, read_roster
-from .sandbox import Jail, SandboxConfig, describe, isolation_available
+from .sandbox import PYTHON, Jail, SandboxConfig, describe, isolation_available
 from .variants import (
     PUBLIC_SALT,
     check_variant,
@@ -260,7 +259,7 @@ def _manager(jail: Jail):
 
     spec = jail.work.parent / f"{jail.work.name}-spec" / "mbdlib-sandbox"
     spec.mkdir(parents=True)
-    argv = jail.kernel_argv([sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"])
+    argv = jail.kernel_argv([PYTHON, "-m", "ipykernel_launcher", "-f", "{connection_file}"])
     (spec / "kernel.json").write_text(json.dumps({
         "argv": argv, "display_name": "mbdlib grading sandbox", "language": "python", "env": {}}),
         encoding="utf-8")

@@ -50,6 +50,7 @@ __all__ = ["SandboxConfig", "Jail", "probe", "isolation_available", "MECHANISMS"
 #: What complete isolation needs; :func:`probe` maps each to "" (available) or why it is missing.
 MECHANISMS = ("namespaces", "disk quota", "own user", "cgroup memory", "cgroup pids", "cgroup cpu")
 
+PYTHON = os.path.abspath(sys.executable)  # (no "..": the folders it passes through are not in the sandbox)
 HOME = "/home/student"   # the kernel's home and working folder inside the sandbox (a size-limited tmpfs)
 ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "nsswitch.conf", "passwd", "group",
        "fonts", "alternatives", "ssl", "mime.types", "os-release")
@@ -239,7 +240,7 @@ class Jail:
     def kernel_argv(self, command: list[str]) -> list[str]:
         """The kernel spec ``argv``: this module confining ``command``."""
         cfg = self.config
-        argv = [sys.executable, "-m", "mbdlib.exercises.sandbox", "--workdir", str(self.work),
+        argv = [PYTHON, "-m", "mbdlib.exercises.sandbox", "--workdir", str(self.work),
                 "--memory-mb", str(int(cfg.memory_mb)), "--cpu-seconds", str(int(cfg.cpu_seconds)),
                 "--max-processes", str(int(cfg.max_processes)), "--disk-mb", str(int(cfg.disk_mb))]
         if self.isolate:
@@ -304,7 +305,7 @@ def _python_paths() -> list[str]:
     """Folders the kernel's Python needs, read-only: installations, site-packages, the mbdlib package."""
     import mbdlib
 
-    paths = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix), sys.prefix,
+    paths = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix), os.path.abspath(sys.prefix),
              os.path.dirname(os.path.realpath(sys.executable)),
              os.path.dirname(os.path.abspath(mbdlib.__file__))}
     for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep):
@@ -379,7 +380,7 @@ def _bwrap_argv(args, python: list[str], sources: dict[str, str]) -> list[str]:
              "--size", str(quarter), "--tmpfs", "/tmp", "--size", str(quarter), "--tmpfs", "/dev/shm",
              "--size", str(args.disk_mb * 1024 * 1024), "--perms", "0755", "--tmpfs", HOME]
     bind(str(args.workdir), rw=True)
-    env = {"PATH": f"{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin", "HOME": HOME,
+    env = {"PATH": f"{os.path.dirname(PYTHON)}:/usr/local/bin:/usr/bin:/bin", "HOME": HOME,
            "TMPDIR": "/tmp", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
            "MKL_NUM_THREADS": "1", "MPLCONFIGDIR": "/tmp/matplotlib", "MBDLIB_SANDBOX": "1",
            "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1"}
@@ -450,7 +451,7 @@ def main(argv: list[str] | None = None) -> int:
         os.setgid(args.uid)
         os.setuid(args.uid)
     bwrap = _bwrap_argv(args, python, sources)
-    inner = [sys.executable, "-m", "mbdlib.exercises.sandbox", "--workdir", str(workdir), "--inside", "--",
+    inner = [PYTHON, "-m", "mbdlib.exercises.sandbox", "--workdir", str(workdir), "--inside", "--",
              *command]
     # bwrap itself gets no more of the grader's environment than the kernel (--clearenv) does
     os.execve(bwrap[0], [*bwrap, "--", *inner], {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
