@@ -19,8 +19,9 @@ import json
 import os
 import re
 import secrets
-import shutil
 import socket
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -72,7 +73,6 @@ def run_confined(cells: list[str], config: SandboxConfig | None = None, timeout:
         work = sorted(p.name for p in jail.work.iterdir())
     finally:
         killed = jail.close()
-        shutil.rmtree(f"{jail.work}-spec", ignore_errors=True)
     text = []
     for cell in nb.cells:
         for out in cell.get("outputs", []):
@@ -280,6 +280,55 @@ def test_no_process_outlives_its_kernel():
         except OSError:
             pass
     assert not alive, f"processes left behind: {alive}"
+
+
+def test_no_kernel_outlives_a_grader_killed_outright(tmp_path):
+    """SIGKILL cannot be caught: the kernel's watcher (outside its namespaces) ends it when the grader is
+    gone. SIGTERM is caught: the grader ends its kernels and removes their folders before it exits."""
+    if not available("namespaces"):
+        return
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    marker = f"mbdlib-loop-{secrets.token_hex(4)}"
+    nb = new_notebook(cells=[new_code_cell(f"import time  # {marker}\nwhile True:\n    time.sleep(1)")])
+    nbformat.write(nb, subs / "loop.ipynb")
+
+    def kernels() -> list[str]:
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                line = Path(f"/proc/{pid}/cmdline").read_text(errors="replace")
+            except OSError:
+                continue
+            if "ipykernel_launcher" in line and "mbdlib-grade-" in line:
+                found.append(line.split("\0")[-2])  # the connection file: whose kernel it is
+        return found
+
+    for signal_name, how in (("SIGKILL", 9), ("SIGTERM", 15)):
+        before = set(kernels())
+        grader = subprocess.Popen([sys.executable, "-m", "mbdlib.exercises", "grade", str(subs), "--chapter",
+                                   "1", "--out", str(tmp_path / "g.csv"), "--timeout", "300"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        for _ in range(240):
+            mine = set(kernels()) - before
+            if mine:
+                break
+            time.sleep(0.5)
+        assert mine, "the kernel did not start"
+        folder = Path(next(iter(mine))).parent
+        time.sleep(2)
+        grader.send_signal(how)
+        grader.wait(30)
+        for _ in range(20):
+            if not set(kernels()) & mine:
+                break
+            time.sleep(0.5)
+        assert not set(kernels()) & mine, f"a kernel outlived its grader ({signal_name})"
+        if how == 15:
+            assert not folder.exists() and "rerun with --resume" in grader.stderr.read()
+        else:
+            sandbox.sweep(older_than=0, only=folder.name)  # (a killed grader leaves folders, cgroups)
+            assert not folder.exists()
 
 
 def test_a_fork_bomb_stops_at_the_process_limit():

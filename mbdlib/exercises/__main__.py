@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import signal
 import sys
 from pathlib import Path
 
@@ -26,7 +28,7 @@ from .core import exercises
 from .generate import GenerateError, generate, render
 from .grade import coalesce_streams, execute, grade, notebooks_in
 from .release import nbgrader_source, release_variants
-from .sandbox import SandboxConfig
+from .sandbox import SandboxConfig, close_all
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "grade":
         # a notebook stopped at its time limit leaves nbclient tasks pending: not worth a traceback
         logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+        signal.signal(signal.SIGTERM, _terminated)
         isolate = True if args.require_isolation else False if args.no_isolation else None
         sandbox = SandboxConfig(args.memory_mb, args.cpu_seconds, isolate, args.max_processes, args.disk_mb)
         try:
@@ -159,6 +162,14 @@ def main(argv: list[str] | None = None) -> int:
         variant = "variants" if ex.has_variants else "same for all"
         print(f"{ex.id}\t{ex.points:g} pt\t{kind}\t{variant}\t{len(ex.mistakes)} mistakes\t{ex.title}")
     return 0
+
+
+def _terminated(signum, frame) -> None:  # pragma: no cover - a signal
+    """SIGTERM while grading: end the kernels, remove their folders and cgroups, then exit (143)."""
+    close_all()
+    print("grading interrupted (SIGTERM): the students written so far are complete; rerun with --resume",
+          file=sys.stderr)
+    os._exit(143)
 
 
 if __name__ == "__main__":

@@ -622,8 +622,8 @@ def formative(exercise: Exercise, answer: Any, params: dict | None = None) -> Ve
     except Exception:  # noqa: BLE001 - no formative hint rather than a crash
         mistake = None
     if mistake is not None:
-        return verdict("pending", f"recorded; a hint on your numbers: {mistake.hint} ({at_grading})",
-                       mistake.slug)
+        hint = f"recorded; a hint on your numbers: {mistake.hint}. The {at_grading[4:]}"
+        return verdict("pending", hint, mistake.slug)
     return verdict("pending", f"recorded: {what}, none of the common mistakes we check for; {at_grading}")
 
 

@@ -37,7 +37,6 @@ import math
 import os
 import re
 import secrets
-import shutil
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -59,7 +58,7 @@ from .exports import (
 )
 from .judging import JUDGE_SECONDS, close_servers, judge_all, judge_function, judge_value
 from .roster import BENIGN, Problem, Student, match_files, read_roster
-from .sandbox import PYTHON, Jail, SandboxConfig, describe, isolation_available
+from .sandbox import PYTHON, Jail, SandboxConfig, describe, isolation_available, sweep
 from .variants import (
     PUBLIC_SALT,
     check_variant,
@@ -419,7 +418,6 @@ def run_submission(path: str | Path, student: Student | None = None, chapter: in
                                          on_ready=jail.seal)
     finally:
         left = jail.close()
-        shutil.rmtree(jail.work.parent / f"{jail.work.name}-spec", ignore_errors=True)
         if left:
             sub.detail = (sub.detail + "; " if sub.detail else "") + \
                 f"{len(left)} process(es) it left running were killed"
@@ -578,6 +576,7 @@ def grade(paths, out: str | Path, timeout: float = 120, workers: int = 1, feedba
     sandbox = sandbox or SandboxConfig()
     secret = read_secret(secret_file) if secret_file is not None else None
     students = read_roster(roster) if roster is not None else None
+    sweep()  # what a grader killed outright long ago left behind
     available, why = isolation_available()
     if sandbox.isolate and not available:
         raise RuntimeError(f"isolation was required but this machine lacks: {why}")

@@ -3,7 +3,7 @@
 Each submission's kernel runs in a :class:`Jail` the grader prepares, through this module as the kernel's
 command::
 
-    python -m mbdlib.exercises.sandbox --workdir W [limits] [--isolate] [--uid U] [--cgroup DIR ...] -- CMD
+    python mbdlib/exercises/sandbox.py --workdir W [limits] [--isolate] [--uid U] [--cgroup DIR] -- CMD
 
 **What a kernel may do**: read the Python installation, the course library and its own assignment files;
 write its own home folder (a size-limited tmpfs: the **disk quota**), ``/tmp`` and ``/dev/shm`` (small
@@ -40,6 +40,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from functools import cache
@@ -51,6 +52,8 @@ __all__ = ["SandboxConfig", "Jail", "probe", "isolation_available", "MECHANISMS"
 MECHANISMS = ("namespaces", "disk quota", "own user", "cgroup memory", "cgroup pids", "cgroup cpu")
 
 PYTHON = os.path.abspath(sys.executable)  # (no "..": the folders it passes through are not in the sandbox)
+#: This file, run as a script: the launcher imports nothing of mbdlib (importing the package costs seconds).
+LAUNCHER = os.path.abspath(__file__)
 HOME = "/home/student"   # the kernel's home and working folder inside the sandbox (a size-limited tmpfs)
 ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "nsswitch.conf", "passwd", "group",
        "fonts", "alternatives", "ssl", "mime.types", "os-release")
@@ -180,6 +183,8 @@ class Jail:
 
     def __init__(self, config: SandboxConfig, isolate: bool, assignment: Path | None = None):
         self.config, self.isolate = config, bool(isolate)
+        with _JAILS_LOCK:
+            _JAILS.add(self)
         found = probe()
         self.work = Path(tempfile.mkdtemp(prefix="mbdlib-grade-"))
         self.uid = None
@@ -240,7 +245,7 @@ class Jail:
     def kernel_argv(self, command: list[str]) -> list[str]:
         """The kernel spec ``argv``: this module confining ``command``."""
         cfg = self.config
-        argv = [PYTHON, "-m", "mbdlib.exercises.sandbox", "--workdir", str(self.work),
+        argv = [PYTHON, LAUNCHER, "--workdir", str(self.work),
                 "--memory-mb", str(int(cfg.memory_mb)), "--cpu-seconds", str(int(cfg.cpu_seconds)),
                 "--max-processes", str(int(cfg.max_processes)), "--disk-mb", str(int(cfg.disk_mb))]
         if self.isolate:
@@ -289,12 +294,102 @@ class Jail:
                     break
                 except OSError:
                     time.sleep(0.05)
-        shutil.rmtree(self.work, ignore_errors=True)
-        shutil.rmtree(f"{self.work}-binds", ignore_errors=True)
+        for folder in (self.work, f"{self.work}-binds", f"{self.work}-spec"):
+            shutil.rmtree(folder, ignore_errors=True)
+        with _JAILS_LOCK:
+            _JAILS.discard(self)
         return sorted(set(killed))
 
 
+_JAILS: set[Jail] = set()
+_JAILS_LOCK = threading.Lock()
+
+
+def sweep(older_than: float = 3600.0, only: str = "") -> list[str]:
+    """Remove what a grader killed outright (SIGKILL, a power cut) left: folders and empty cgroups of jails
+    older than ``older_than`` seconds (a running jail is never that old without its kernel); ``only``: the
+    jail of that name only. Returns what was removed."""
+    removed = []
+    now = time.time()
+    pattern = f"{only}*" if only else "mbdlib-grade-*"
+    for d in [*Path(tempfile.gettempdir()).glob(pattern),
+              *(p for base in _cgroup_dirs().values() if base.is_dir() for p in base.glob(pattern))]:
+        try:
+            if now - d.stat().st_mtime < older_than:
+                continue
+            if str(d).startswith("/sys/"):
+                if (d / "cgroup.procs").read_text().strip():
+                    continue
+                d.rmdir()
+            else:
+                shutil.rmtree(d)
+            removed.append(str(d))
+        except OSError:
+            pass
+    return removed
+
+
+def close_all() -> None:
+    """Close every open jail of this process (the grader's SIGTERM handler calls it before it exits)."""
+    with _JAILS_LOCK:
+        jails = list(_JAILS)
+    for jail in jails:
+        jail.close()
+
+
 # ---------------------------------------------------------------- the launcher (kernel side)
+def _parent_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _sentinel(grader: int, cgroups: list[Path]) -> None:
+    """Fork a watcher that ends the kernel if the grader dies before it (a killed grader cannot close its
+    jails): it polls whether this process (bwrap, once exec'd) still has the grader as its parent, and if
+    not, kills it (its sandbox dies with it) and everything left in its cgroups. It leaves the cgroups
+    first, and stays outside the namespaces, with the launcher's rights: the kernel cannot see or stop it."""
+    launcher = os.getpid()
+    if os.fork() != 0:
+        return
+    try:  # pragma: no cover - the watcher process
+        os.setsid()
+        for d in cgroups:
+            try:
+                with open(d.parent / "cgroup.procs", "w") as f:
+                    f.write(str(os.getpid()))
+            except OSError:
+                pass
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        os.closerange(3, 65536)
+        while True:
+            time.sleep(0.5)
+            parent = _parent_of(launcher)
+            if parent is None:  # the kernel has ended: nothing to watch
+                break
+            if parent != grader:  # the grader died first
+                for pid in [launcher] + [int(x) for d in cgroups for x in
+                                         _read(d / "cgroup.procs").split() if x.isdigit()]:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                break
+    finally:
+        os._exit(0)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
 def _limit(kind: int, value: int) -> None:
     soft, hard = resource.getrlimit(kind)
     value = value if hard == resource.RLIM_INFINITY else min(value, hard)
@@ -303,11 +398,11 @@ def _limit(kind: int, value: int) -> None:
 
 def _python_paths() -> list[str]:
     """Folders the kernel's Python needs, read-only: installations, site-packages, the mbdlib package."""
-    import mbdlib
+    from importlib.util import find_spec
 
+    package = os.path.dirname(os.path.abspath(find_spec("mbdlib").origin))  # (found, not imported)
     paths = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix), os.path.abspath(sys.prefix),
-             os.path.dirname(os.path.realpath(sys.executable)),
-             os.path.dirname(os.path.abspath(mbdlib.__file__))}
+             os.path.dirname(os.path.realpath(sys.executable)), package}
     for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep):
         if entry and os.path.isdir(entry):
             paths.add(os.path.abspath(entry))
@@ -422,6 +517,7 @@ def main(argv: list[str] | None = None) -> int:
     for d in args.cgroup:  # before anything else: every process of the kernel is counted
         with open(Path(d) / "cgroup.procs", "w") as f:
             f.write(str(os.getpid()))
+    _sentinel(os.getppid(), [Path(d) for d in args.cgroup])
     _limit(resource.RLIMIT_AS, args.memory_mb * 1024 * 1024)
     _limit(resource.RLIMIT_CPU, args.cpu_seconds)
     _limit(resource.RLIMIT_FSIZE, args.disk_mb * 1024 * 1024)
@@ -451,7 +547,7 @@ def main(argv: list[str] | None = None) -> int:
         os.setgid(args.uid)
         os.setuid(args.uid)
     bwrap = _bwrap_argv(args, python, sources)
-    inner = [PYTHON, "-m", "mbdlib.exercises.sandbox", "--workdir", str(workdir), "--inside", "--",
+    inner = [PYTHON, LAUNCHER, "--workdir", str(workdir), "--inside", "--",
              *command]
     # bwrap itself gets no more of the grader's environment than the kernel (--clearenv) does
     os.execve(bwrap[0], [*bwrap, "--", *inner], {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
