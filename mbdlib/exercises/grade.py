@@ -629,7 +629,8 @@ def grade(paths, out: str | Path, timeout: float = 120, workers: int = 1, feedba
             k = counter[0]
             elapsed = time.monotonic() - started
             left = elapsed / k * (total - k)
-            log(f"[{k} of {total}] {sub.student.id}: {_num(points)}/{_num(most)} points ({sub.status}, "
+            state = sub.status if sub.variant != "unverifiable" else f"{sub.status}, variant unverifiable"
+            log(f"[{k} of {total}] {sub.student.id}: {_num(points)}/{_num(most)} points ({state}, "
                 f"{sub.seconds:.1f} s); elapsed {_duration(elapsed)}, about {_duration(left)} left")
         else:
             log(f"{sub.student.id}: {sub.status} ({_short(sub.detail, 100)})")
