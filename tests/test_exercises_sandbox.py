@@ -404,8 +404,8 @@ def test_a_flood_of_output_is_cut_off(monkeypatch):
         return
     monkeypatch.setattr(grading, "MAX_OUTPUT_MB", 2)
     start = time.monotonic()
-    result = run_confined(["import sys\nfor _ in range(100):\n    sys.stdout.write('x' * 2**20)\n",
-                           "print('after')"])
+    result = run_confined(["import sys\nfor _ in range(100):\n    sys.stdout.write('x' * 2**20)\n"
+                           "    sys.stdout.flush()\n", "print('after')"])
     assert result["status"] == "error" and "printed more than 2 MB" in result["detail"]
     assert "after" not in result["text"] and time.monotonic() - start < 60
 

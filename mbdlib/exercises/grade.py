@@ -303,6 +303,10 @@ def execute(nb, cwd: str | Path, timeout: float = 120, store_widget_state: bool 
         timeout=max(1, math.ceil(timeout)),
         startup_timeout=max(1, math.ceil(min(timeout, 60))),
         shutdown_kernel="immediate",
+        # output may come well after the reply on a loaded machine: wait for it (nbclient's 4 s default
+        # would let a check's record go missing), and call it a timeout if it never comes
+        iopub_timeout=max(1, math.ceil(min(60, timeout))),
+        raise_on_iopub_timeout=True,
         allow_errors=False,
         store_widget_state=store_widget_state,
         resources={"metadata": {"path": str(Path(cwd).resolve())}},
