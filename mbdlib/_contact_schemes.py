@@ -210,8 +210,30 @@ def _run_event_driven(system, t0, t_end, q0, qd0, t_eval, scheme):
                 out.append(i)
         return out
 
-    mode = _choose_mode(system, t, q, qd, closing(q, qd), scheme.method)
-    qd = _project_mode_velocities(system, t, q, qd, mode)
+    def resolve(t, q, qd, hits=()):
+        """Impacts at ``t`` (a gap that closed, or any closed contact still approaching), then the mode."""
+        hits = {i for i in hits if contacts[i].kinematics(q).Wn @ qd < -CLOSING_SPEED}
+        for _ in range(len(contacts) + 2):
+            approaching = [i for i in closing(q, qd) if contacts[i].kinematics(q).Wn @ qd < -CLOSING_SPEED]
+            if not (hits or approaching):
+                break
+            chosen = sorted(set(closing(q, qd)) | hits)
+            slow = [i for i in chosen if abs(contacts[i].kinematics(q).Wn @ qd) < scheme.rest_speed]
+            used = [dataclasses.replace(contacts[i], restitution=0.0) if i in slow else contacts[i]
+                    for i in chosen]
+            hit = _impact(system, q, qd, t, used, scheme.law, scheme.method)
+            impacts.append(hit)
+            qd = hit.qd_plus
+            for i in sorted(hits | set(approaching)):
+                name = contacts[i].name
+                history[name].append(t)
+                if i in slow:
+                    zeno.append(_zeno_record(name, history[name]))
+            hits = set()
+        mode = _choose_mode(system, t, q, qd, closing(q, qd), scheme.method)
+        return _project_mode_velocities(system, t, q, qd, mode), mode
+
+    qd, mode = resolve(t, q, qd)
     events_at = []                                         # times of the recent events (chatter guard)
     k_out = 0 if t_eval is None else int(np.searchsorted(t_eval, t0))
 
@@ -233,6 +255,7 @@ def _run_event_driven(system, t0, t_end, q0, qd0, t_eval, scheme):
         record(t0, np.concatenate([q, qd]), mode)
         k_out += 0 if t_eval is None else 1
     n_events = 0
+    spurious = set()          # gap events that fired at once on a separating contact (a zero-length first step)
     while t < t_end:
         md = mode
         cache = {}
@@ -248,7 +271,13 @@ def _run_event_driven(system, t0, t_end, q0, qd0, t_eval, scheme):
         def rhs(tt, y):
             return np.concatenate([y[n:], evaluate(tt, y)[0]])
 
-        events = _events(system, md, evaluate, n)
+        touching = {}                    # open contacts that start touching: the level their event fires at
+        for i, c in enumerate(contacts):
+            k = c.kinematics(q)
+            if md.state[i] == OPEN and k.gap <= scheme.gap_tol:
+                grazing = k.Wn @ qd <= CLOSING_SPEED or i in spurious
+                touching[i] = min(k.gap, 0.0) - (scheme.gap_tol if grazing else 0.0)
+        events = _events(system, md, evaluate, n, touching)
         sol = solve_ivp(rhs, (t, t_end), np.concatenate([q, qd]), method=scheme.solver, rtol=scheme.rtol,
                         atol=scheme.atol, events=[e for e, _ in events] or None, dense_output=True)
         if sol.status == -1:
@@ -268,6 +297,7 @@ def _run_event_driven(system, t0, t_end, q0, qd0, t_eval, scheme):
                 k_out += 1
         y = sol.sol(t_stop) if fired else sol.y[:, -1]
         t, q, qd = t_stop, y[:n].copy(), y[n:].copy()
+        _check_missed(system, scheme, t, q, md, touching)
         if not fired:
             if t_eval is None:
                 record(t, y, md)
@@ -277,22 +307,9 @@ def _run_event_driven(system, t0, t_end, q0, qd0, t_eval, scheme):
         _chatter_guard(system, scheme, n_events, events_at, md, [events[k][1] for _, k in fired])
         which = [events[k][1] for tt, k in fired if tt <= t_stop + 1e-12 * max(1.0, abs(t_stop))]
         q = _project_mode_positions(system, t, q, md)
-        hits = [i for kind, i in which if kind == "gap"]
-        if hits:
-            before = closing(q, qd) + hits
-            chosen = sorted(set(before))
-            slow = [i for i in chosen if abs(contacts[i].kinematics(q).Wn @ qd) < scheme.rest_speed]
-            used = [dataclasses.replace(contacts[i], restitution=0.0) if i in slow else contacts[i] for i in chosen]
-            hit = _impact(system, q, qd, t, used, scheme.law, scheme.method)
-            impacts.append(hit)
-            qd = hit.qd_plus
-            for i in hits:
-                name = contacts[i].name
-                history[name].append(t)
-                if i in slow:
-                    zeno.append(_zeno_record(name, history[name]))
-        mode = _choose_mode(system, t, q, qd, closing(q, qd), scheme.method)
-        qd = _project_mode_velocities(system, t, q, qd, mode)
+        gaps = [i for kind, i in which if kind == "gap"]
+        spurious = {i for i in gaps if contacts[i].kinematics(q).Wn @ qd >= -CLOSING_SPEED}
+        qd, mode = resolve(t, q, qd, gaps)
         if t_eval is None:
             record(t, np.concatenate([q, qd]), mode)
         elif k_out < len(t_eval) and t_eval[k_out] == t:
@@ -306,15 +323,20 @@ def _run_event_driven(system, t0, t_end, q0, qd0, t_eval, scheme):
     return ts, ys[:, :n], ys[:, n:], lams, stats
 
 
-def _events(system, mode, evaluate, n):
+def _events(system, mode, evaluate, n, touching):
     """The event functions of a mode, each with what it means: ("gap", i), ("liftoff", i), ("slip", i),
-    ("stop", i).  All are terminal and fire when the function falls through zero."""
+    ("stop", i).  All are terminal and fire when the function falls through zero.  An open contact that
+    starts the segment touching (``touching``: contact → level) fires when its gap falls through the level:
+    its gap at the start (or zero) when it separates, ``gap_tol`` below that when it grazes: a gap of zero at
+    the start is not an impact."""
     out = []
     contacts = system.contacts
     for i, c in enumerate(contacts):
         if mode.state[i] == OPEN:
-            def gap(tt, y, c=c):
-                return c.kinematics(y[:n]).gap
+            shift = -touching.get(i, 0.0)
+
+            def gap(tt, y, c=c, shift=shift):
+                return c.kinematics(y[:n]).gap + shift
             out.append((gap, ("gap", i)))
         else:
             def liftoff(tt, y, i=i):
@@ -332,6 +354,16 @@ def _events(system, mode, evaluate, n):
     for f, _ in out:
         f.terminal, f.direction = True, -1
     return out
+
+
+def _check_missed(system, scheme, t, q, mode, touching):
+    """An open contact deep inside at the end of a segment means an impact the events did not see."""
+    for i, c in enumerate(system.contacts):
+        g = c.gap(q)
+        if mode.state[i] == OPEN and g < touching.get(i, 0.0) - max(1e-6, 100 * scheme.gap_tol):
+            raise MbdError(f"simulate (EventDriven): contact {c.name!r} is {-g:.3g} m inside at t = {t:.6g}: an "
+                           "impact was missed (the gap crossed zero within one step and came back, or the motion "
+                           "grazes the surface). Use smaller rtol and atol, or TimeStepping()")
 
 
 def _zeno_record(name, times):
@@ -359,7 +391,11 @@ def _chatter_guard(system, scheme, n_events, events_at, mode, kinds):
 
 def _project_mode_positions(system, t, q, mode, tol=1e-12, max_iter=20):
     """Project q onto ``Φ = 0`` and ``g = 0`` of the closed contacts (mass-weighted least change, Newton)."""
-    closed = mode.closed()
+    return _project_gaps(system, t, q, mode.closed(), tol, max_iter)
+
+
+def _project_gaps(system, t, q, closed, tol=1e-12, max_iter=20):
+    """Project q onto ``Φ = 0`` and ``g_i = 0`` for the contacts ``closed`` (mass-weighted, Newton)."""
     if system.m == 0 and not closed:
         return q
     M = system.M(q)
@@ -441,11 +477,16 @@ def _run_time_stepping(system, t0, t_end, q0, qd0, t_eval, scheme):
             work += 0.5 * (vnew - v) @ M @ (vnew + v) - 0.5 * (vfree - v) @ M @ (vfree + v)
             Pn[active], Pt[active] = sol.normal, sol.tangent
         qn = qm + 0.5 * h * vnew
-        if scheme.project and system.rows:
-            qn, it = project_positions(system, qn, tb)
-            newton[0] += it
-            newton[1] = max(newton[1], it)
-            vnew = project_velocities(system, qn, vnew, tb)
+        if scheme.project:                   # drift of Φ, and gaps left negative (Acary 2013): onto Φ = 0, g = 0
+            deep = [i for i in active if contacts[i].gap(qn) < 0.0]
+            if deep:
+                qn = _project_gaps(system, tb, qn, deep)
+            elif system.m:
+                qn, it = project_positions(system, qn, tb)
+                newton[0] += it
+                newton[1] = max(newton[1], it)
+            if system.rows:
+                vnew = project_velocities(system, qn, vnew, tb)
         q, v = qn, vnew
         if out[k]:
             ts.append(tb), qs.append(q.copy()), vs.append(v.copy()), lams.append(lam)
