@@ -27,7 +27,7 @@ from .linalg import cho_solve as _cho_solve
 from .linalg import schur_cholesky, weighted_least_change
 
 OPEN, STICK, SLIDE = "open", "stick", "slide"
-#: A normal relative velocity below this [m/s] counts as zero when a contact is closed (after a plastic impact).
+#: A normal relative velocity below this [m/s] counts as zero when a contact closes (after a plastic impact).
 CLOSING_SPEED = 1e-7
 #: A sliding speed below this [m/s] counts as zero (the contact may stick).
 STICKING_SPEED = 1e-7
@@ -125,8 +125,9 @@ def _mode_accelerations(system, t, q, qd, mode, kins=None):
     try:
         x = np.linalg.solve(A, rhs)
     except np.linalg.LinAlgError:
-        raise MbdError(f"{system.name} at t = {t:g}: the contact forces of the mode ({mode.describe(contacts)}) are "
-                       "not determined (dependent contact rows); a statically indeterminate support") from None
+        raise MbdError(f"{system.name} at t = {t:g}: the contact forces of the mode "
+                       f"({mode.describe(contacts)}) are not determined (dependent contact rows): a "
+                       "statically indeterminate support") from None
     qdd = qdd0 + NF @ x
     # the bilateral multipliers of the whole motion: J q̈ = γ holds; λ from M q̈ + Jᵀ λ = Q + F x
     if lam.size:
@@ -169,10 +170,10 @@ def _choose_mode(system, t, q, qd, candidates, method):
         sol = solve_contact(A, b, mu, fr, contacts[0].dim, method=method)
     except LCPError as exc:
         names = [contacts[i].name for i in candidates]
-        raise MbdError(f"{system.name} at t = {t:g}: the contact forces of {names} have no solution (or are not "
-                       f"unique) for the sliding state: Painlevé's paradox (friction too large for this geometry, "
-                       f"μ = {mu.tolist()}); lower the friction or use TimeStepping(), whose impulses resolve it "
-                       f"({exc})") from None
+        raise MbdError(f"{system.name} at t = {t:g}: the contact forces of {names} have no solution (or are "
+                       f"not unique) for the sliding state: Painlevé's paradox (friction too large for this "
+                       f"geometry, μ = {mu.tolist()}); lower the friction or use TimeStepping(), whose "
+                       f"impulses resolve it ({exc})") from None
     scale = max(1.0, float(np.max(np.abs(sol.normal), initial=0.0)))
     for k, i in enumerate(candidates):
         if sol.normal[k] <= 1e-12 * scale:
@@ -255,7 +256,7 @@ def _run_event_driven(system, t0, t_end, q0, qd0, t_eval, scheme):
         record(t0, np.concatenate([q, qd]), mode)
         k_out += 0 if t_eval is None else 1
     n_events = 0
-    spurious = set()          # gap events that fired at once on a separating contact (a zero-length first step)
+    spurious = set()          # gap events that fired at once on a separating contact (zero-length first step)
     while t < t_end:
         md = mode
         cache = {}
@@ -281,8 +282,8 @@ def _run_event_driven(system, t0, t_end, q0, qd0, t_eval, scheme):
         sol = solve_ivp(rhs, (t, t_end), np.concatenate([q, qd]), method=scheme.solver, rtol=scheme.rtol,
                         atol=scheme.atol, events=[e for e, _ in events] or None, dense_output=True)
         if sol.status == -1:
-            raise MbdError(f"simulate (EventDriven): the {scheme.solver} integrator failed at t = {sol.t[-1]:g} "
-                           f"({sol.message}); mode {md.describe(contacts)}")
+            raise MbdError(f"simulate (EventDriven): the {scheme.solver} integrator failed at t = "
+                           f"{sol.t[-1]:g} ({sol.message}); mode {md.describe(contacts)}")
         stats["n_steps"] += len(sol.t) - 1
         fired = [(te[0], k) for k, te in enumerate(sol.t_events or []) if te.size]
         t_stop = min(fired)[0] if fired else sol.t[-1]
@@ -361,9 +362,9 @@ def _check_missed(system, scheme, t, q, mode, touching):
     for i, c in enumerate(system.contacts):
         g = c.gap(q)
         if mode.state[i] == OPEN and g < touching.get(i, 0.0) - max(1e-6, 100 * scheme.gap_tol):
-            raise MbdError(f"simulate (EventDriven): contact {c.name!r} is {-g:.3g} m inside at t = {t:.6g}: an "
-                           "impact was missed (the gap crossed zero within one step and came back, or the motion "
-                           "grazes the surface). Use smaller rtol and atol, or TimeStepping()")
+            raise MbdError(f"simulate (EventDriven): contact {c.name!r} is {-g:.3g} m inside at t = {t:.6g}: "
+                           "an impact was missed (the gap crossed zero within one step and came back, or the "
+                           "motion grazes the surface). Use smaller rtol and atol, or TimeStepping()")
 
 
 def _zeno_record(name, times):
@@ -379,14 +380,15 @@ def _zeno_record(name, times):
 def _chatter_guard(system, scheme, n_events, events_at, mode, kinds):
     names = sorted({system.contacts[i].name for _, i in kinds})
     if n_events > scheme.max_events:
-        raise MbdError(f"simulate (EventDriven): {n_events} events (the limit is max_events = {scheme.max_events}), "
-                       f"the last at contacts {names}: the scheme would chatter. Use TimeStepping(), raise "
-                       "rest_speed (impacts slower than it close the contact), or raise max_events")
+        raise MbdError(f"simulate (EventDriven): {n_events} events (the limit is max_events = "
+                       f"{scheme.max_events}), the last at contacts {names}: the scheme would chatter. Use "
+                       "TimeStepping(), raise rest_speed (impacts slower than it close the contact), or "
+                       "raise max_events")
     if len(events_at) >= 200 and events_at[-1] - events_at[-200] <= 1e-9 * max(1.0, abs(events_at[-1])):
-        raise MbdError(f"simulate (EventDriven): 200 events within {events_at[-1] - events_at[-200]:.2g} s at "
-                       f"t = {events_at[-1]:.6g} (contacts {names}): the mode switches back and forth without "
-                       "time passing, so the event-driven scheme would chatter. Use TimeStepping(), or raise "
-                       "rest_speed")
+        raise MbdError(f"simulate (EventDriven): 200 events within {events_at[-1] - events_at[-200]:.2g} s "
+                       f"at t = {events_at[-1]:.6g} (contacts {names}): the mode switches back and forth "
+                       "without time passing, so the event-driven scheme would chatter. Use TimeStepping(), "
+                       "or raise rest_speed")
 
 
 def _project_mode_positions(system, t, q, mode, tol=1e-12, max_iter=20):
@@ -410,7 +412,8 @@ def _project_gaps(system, t, q, closed, tol=1e-12, max_iter=20):
 
 
 def _project_mode_velocities(system, t, q, qd, mode):
-    """Project q̇ onto the bilateral velocity constraints and ``W_n q̇ = 0`` (closed), ``W_t q̇ = 0`` (sticking)."""
+    """Project q̇ onto the bilateral velocity constraints, ``W_n q̇ = 0`` (closed) and ``W_t q̇ = 0``
+    (sticking)."""
     closed = mode.closed()
     if not closed:
         return project_velocities(system, q, qd, t) if system.rows else qd
@@ -424,7 +427,7 @@ def _project_mode_velocities(system, t, q, qd, mode):
 
 # ====================================================================== Moreau–Jean
 def _run_time_stepping(system, t0, t_end, q0, qd0, t_eval, scheme):
-    contacts, n = system.contacts, system.n
+    contacts = system.contacts
     nc = len(contacts)
     dim = contacts[0].dim if contacts else 1
     grid, out = _time_grid(t0, t_end, t_eval, scheme.dt)
@@ -450,8 +453,8 @@ def _run_time_stepping(system, t0, t_end, q0, qd0, t_eval, scheme):
             MiJt = _cho_solve(Mc, J.T)
             L = schur_cholesky(J @ MiJt)
             if L is None:
-                raise MbdError(f"simulate (TimeStepping): the bilateral constraints are singular at t = {tm:g}; "
-                               "remove redundant joints")
+                raise MbdError(f"simulate (TimeStepping): the bilateral constraints are singular at t = "
+                               f"{tm:g}; remove redundant joints")
             rhs = J @ vhat + np.concatenate([system.phi_t(qm, tb), np.zeros(system.k)])
             lam = _cho_solve((L, True), rhs)
             vfree = vhat - MiJt @ lam
@@ -477,7 +480,7 @@ def _run_time_stepping(system, t0, t_end, q0, qd0, t_eval, scheme):
             work += 0.5 * (vnew - v) @ M @ (vnew + v) - 0.5 * (vfree - v) @ M @ (vfree + v)
             Pn[active], Pt[active] = sol.normal, sol.tangent
         qn = qm + 0.5 * h * vnew
-        if scheme.project:                   # drift of Φ, and gaps left negative (Acary 2013): onto Φ = 0, g = 0
+        if scheme.project:                  # drift of Φ, gaps left negative (Acary 2013): onto Φ = 0, g = 0
             deep = [i for i in active if contacts[i].gap(qn) < 0.0]
             if deep:
                 qn = _project_gaps(system, tb, qn, deep)

@@ -40,8 +40,9 @@ from .linalg import cho_solve as _cho_solve
 from .linalg import schur_cholesky
 from .system import ConstrainedSystem, as_system
 
-__all__ = ["Contact", "ContactKinematics", "Impact", "impact", "delassus", "hunt_crossley", "contact_parameters",
-           "planar_point_line", "planar_circle_line", "planar_circle_circle", "sphere_plane"]
+__all__ = ["Contact", "ContactKinematics", "Impact", "impact", "delassus", "hunt_crossley",
+           "contact_parameters", "planar_point_line", "planar_circle_line", "planar_circle_circle",
+           "sphere_plane"]
 
 
 # ====================================================================== the contact object
@@ -82,7 +83,8 @@ class Contact:
     ----------
     name : str
     kind : str
-        ``"point-line"``, ``"circle-line"``, ``"circle-circle"``, ``"circle-in-circle"`` or ``"sphere-plane"``.
+        ``"point-line"``, ``"circle-line"``, ``"circle-circle"``, ``"circle-in-circle"`` or
+        ``"sphere-plane"``.
     bodies : tuple of str
         The body names (``"ground"`` for a fixed surface).
     restitution : float
@@ -112,8 +114,8 @@ class Contact:
         return self.kinematics(q).gap
 
     def __repr__(self) -> str:
-        return (f"Contact({self.name!r}: {self.kind} of {' and '.join(self.bodies)}, e = {self.restitution:g}, "
-                f"μ = {self.friction:g})")
+        return (f"Contact({self.name!r}: {self.kind} of {' and '.join(self.bodies)}, "
+                f"e = {self.restitution:g}, μ = {self.friction:g})")
 
 
 def contact_parameters(name: str, restitution, friction) -> tuple[float, float]:
@@ -121,15 +123,17 @@ def contact_parameters(name: str, restitution, friction) -> tuple[float, float]:
     naming the contact)."""
     values = []
     for what, v in (("restitution", restitution), ("friction", friction)):
-        if isinstance(v, bool) or not isinstance(v, int | float | np.integer | np.floating) or not math.isfinite(v):
+        if isinstance(v, bool) or not isinstance(v, int | float | np.integer | np.floating) \
+                or not math.isfinite(v):
             raise ModelError(f"contact {name!r}: {what} must be a finite number, got {v!r}")
         values.append(float(v))
     e, mu = values
     if not 0.0 <= e <= 1.0:
-        raise ModelError(f"contact {name!r}: restitution must lie in [0, 1] (0 plastic, 1 elastic), got {e:g}; "
-                         "a value above 1 would create energy at every impact")
+        raise ModelError(f"contact {name!r}: restitution must lie in [0, 1] (0 plastic, 1 elastic), got "
+                         f"{e:g}; a value above 1 would create energy at every impact")
     if mu < 0.0:
-        raise ModelError(f"contact {name!r}: the friction coefficient must be ≥ 0 (0 frictionless), got {mu:g}")
+        raise ModelError(f"contact {name!r}: the friction coefficient must be ≥ 0 (0 frictionless), got "
+                         f"{mu:g}")
     return e, mu
 
 
@@ -180,8 +184,8 @@ def planar_point_line(index, point, line_point, normal, radius: float = 0.0):
     (so that ``t, n`` turn like ``x, y``).  Rows ``n, t`` times ``[I, perp(arm)]`` with the arm ``A s'``
     (normal) and ``A s' − R n`` (tangent); ``b_n = −φ̇² n·A s'``, ``b_t = −φ̇² t·A s'``.
     """
-    side, p0, nv, R = _PlanarSide(index, point), np.asarray(line_point, dtype=float), _unit2(normal, "normal"), \
-        float(radius)
+    side, p0, R = _PlanarSide(index, point), np.asarray(line_point, dtype=float), float(radius)
+    nv = _unit2(normal, "normal")
     tv = np.array([nv[1], -nv[0]])
 
     def geometry(q, qd):
@@ -190,7 +194,8 @@ def planar_point_line(index, point, line_point, normal, radius: float = 0.0):
         Wn, Wt = np.zeros(n), np.zeros((1, n))
         side.add_row(Wn, nv, As)
         side.add_row(Wt[0], tv, As - R * nv)
-        bn, bt = (-w * w * (nv @ As), np.array([-w * w * (tv @ As)])) if qd is not None else (0.0, np.zeros(1))
+        bn, bt = (-w * w * (nv @ As), np.array([-w * w * (tv @ As)])) if qd is not None \
+            else (0.0, np.zeros(1))
         return ContactKinematics(float(nv @ (p - p0) - R), p - R * nv, nv, tv[None, :], Wn, Wt, float(bn), bt)
 
     return geometry
@@ -204,8 +209,9 @@ def planar_circle_line(index, center, radius, line_point, normal):
 def planar_circle_circle(index_i, center_i, radius_i, index_j, center_j, radius_j, inside=False):
     """Two circles (centres ``c_i``, ``c_j`` on bodies i and j; None for the ground).
 
-    With ``d = c_j − c_i``, ``L = ‖d‖``, ``e = d / L``: outside contact ``g = L − R_i − R_j`` (normal on body j:
-    ``e``); circle j inside circle i (a pin in a hole, ``inside=True``) ``g = R_i − R_j − L`` (normal ``−e``).
+    With ``d = c_j − c_i``, ``L = ‖d‖``, ``e = d / L``: outside contact ``g = L − R_i − R_j`` (normal on
+    body j: ``e``); circle j inside circle i (a pin in a hole, ``inside=True``) ``g = R_i − R_j − L``
+    (normal ``−e``).
     The tangent is the normal turned by −90°.  The normal turns at ``θ̇ = perp(e)·ḋ / L``, which gives the
     velocity-product terms: ``b_n = ν·d̈₀ + s (perp(e)·ḋ)² / L`` and ``b_t = t·d̈₀ + s' (perp(e)·ḋ)(e·ḋ) / L``
     (``d̈₀ = −φ̇_j² A_j s'_j + φ̇_i² A_i s'_i``; signs s = ±1 for outside / inside).
@@ -420,7 +426,8 @@ def impact(system, q, qd, t: float = 0.0, contacts=None, law: str = "newton", me
     """
     system = as_system(system, "impact")
     if not system.contacts:
-        raise MbdError(f"impact: {system.name} has no contacts; declare them on the model (add_point_line, ...)")
+        raise MbdError(f"impact: {system.name} has no contacts; declare them on the model (add_point_line, "
+                       "...)")
     q, qd = system.state(q), system.state(qd, "qd")
     if law not in ("newton", "poisson"):
         raise MbdError(f"impact: law must be 'newton' or 'poisson', got {law!r}")
@@ -450,7 +457,8 @@ def _impact(system, q, qd, t, chosen, law, method):
     e = np.array([c.restitution for c in chosen])
     fr = mu > 0
     Hn = np.vstack([k.Wn for k in kins])
-    Ht = np.vstack([k.Wt for k, f in zip(kins, fr, strict=True) if f]) if fr.any() else np.zeros((0, system.n))
+    Ht = np.vstack([k.Wt for k, f in zip(kins, fr, strict=True) if f]) if fr.any() \
+        else np.zeros((0, system.n))
     H = np.vstack([Hn, Ht])
     NHt, W = delassus(system, q, H, t)
     u = H @ qd
@@ -471,8 +479,8 @@ def _impact(system, q, qd, t, chosen, law, method):
     tangent = np.zeros((kc, dim))
     tangent[fr] = P[kc:].reshape(-1, dim)
     dT = 0.5 * qd_plus @ M @ qd_plus - T0
-    return Impact(float(t), tuple(c.name for c in chosen), P[:kc].copy(), tangent, u[:kc].copy(), u_plus, float(dT),
-                  law, qd_plus)
+    return Impact(float(t), tuple(c.name for c in chosen), P[:kc].copy(), tangent, u[:kc].copy(), u_plus,
+                  float(dT), law, qd_plus)
 
 
 # ====================================================================== the penalty model
@@ -499,7 +507,8 @@ def hunt_crossley(system, stiffness: float, exponent: float = 1.5, damping: floa
         raise ModelError(f"hunt_crossley: damping α must be ≥ 0 [s/m], got {damping!r}")
     if not system.contacts:
         raise MbdError(f"hunt_crossley: {system.name} has no contacts to replace")
-    contacts, k, p, a, vs = system.contacts, float(stiffness), float(exponent), float(damping), float(friction_speed)
+    contacts, k, p = system.contacts, float(stiffness), float(exponent)
+    a, vs = float(damping), float(friction_speed)
     Q0, E0 = system.Q, system.energy
 
     def Q(t, q, qd):
@@ -516,8 +525,9 @@ def hunt_crossley(system, stiffness: float, exponent: float = 1.5, damping: floa
         return (E0(q, qd) if E0 is not None else 0.5 * qd @ system.M(q) @ qd) + V
 
     return ConstrainedSystem(
-        n=system.n, M=system.M, Q=Q, phi=system.phi, phi_q=system.phi_q, phi_t=system.phi_t, gamma=system.gamma,
-        B=system.B, b_gamma=system.b_gamma, energy=energy, q0=system.q0, qd0=system.qd0, t0=system.t0,
+        n=system.n, M=system.M, Q=Q, phi=system.phi, phi_q=system.phi_q, phi_t=system.phi_t,
+        gamma=system.gamma, B=system.B, b_gamma=system.b_gamma, energy=energy, q0=system.q0, qd0=system.qd0,
+        t0=system.t0,
         labels=system.labels, coordinate_names=system.coordinate_names, structure=system.structure,
         inputs=system.inputs, name=f"{system.name} with Hunt–Crossley contacts (k = {k:g}, p = {p:g})")
 

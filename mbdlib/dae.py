@@ -182,9 +182,9 @@ class SimulationResult:
             lines.append(f"  {self.deferred_steps} steps at a singular position deferred part of Φ")
         if self.contact_labels:
             closed = int(np.sum(np.any(self.contact_normal > 0, axis=0))) if self.contact_normal.size else 0
-            lines.append(f"  {len(self.contact_labels)} contacts ({closed} carried a force), {len(self.impacts)} "
-                         f"impacts, min gap {self.gaps.min():.3e}"
-                         + (f", {len(self.zeno)} put to rest after an accumulation of impacts" if self.zeno else ""))
+            rest = f", {len(self.zeno)} put to rest after an accumulation of impacts" if self.zeno else ""
+            lines.append(f"  {len(self.contact_labels)} contacts ({closed} carried a force), "
+                         f"{len(self.impacts)} impacts, min gap {self.gaps.min():.3e}{rest}")
         if self.damped_evaluations:
             lines.append(f"  {self.damped_evaluations} evaluations near a singular position used damped "
                          "least squares")
@@ -274,17 +274,18 @@ def simulate(system, t_end, scheme=None, *, t_eval=None, t0=None, q0=None, qd0=N
         scheme = Projection() if system.rows else ODE()
     if scheme is None and system.contacts:
         scheme = EventDriven()
-    if not isinstance(scheme, ODE | Baumgarte | Projection | AugmentedLagrangian | EventDriven | TimeStepping):
+    if not isinstance(scheme, ODE | Baumgarte | Projection | AugmentedLagrangian | EventDriven
+                      | TimeStepping):
         hint = (f" (method={scheme!r} is now scheme={_OLD_METHODS[scheme]})" if isinstance(scheme, str)
                 and scheme in _OLD_METHODS else "")
         raise MbdError(f"simulate: scheme must be ODE(...), Baumgarte(...), Projection(...), "
-                       f"AugmentedLagrangian(...), EventDriven(...) or TimeStepping(...) from mbdlib.schemes, got "
-                       f"{scheme!r}{hint}")
+                       f"AugmentedLagrangian(...), EventDriven(...) or TimeStepping(...) from "
+                       f"mbdlib.schemes, got {scheme!r}{hint}")
     contact_scheme = isinstance(scheme, EventDriven | TimeStepping)
     if system.contacts and not contact_scheme:
         names = [c.name for c in system.contacts]
-        raise MbdError(f"simulate: {system.name} has unilateral contacts {names}, which {scheme} ignores: use "
-                       "scheme=EventDriven() or TimeStepping(), or replace them by penalty forces, "
+        raise MbdError(f"simulate: {system.name} has unilateral contacts {names}, which {scheme} ignores: "
+                       "use scheme=EventDriven() or TimeStepping(), or replace them by penalty forces, "
                        "mbdlib.contact.hunt_crossley(system, stiffness=...), and integrate that")
     t0 = system.t0 if t0 is None else t0
     if isinstance(t_end, tuple | list | np.ndarray):
@@ -339,8 +340,8 @@ def _check_start_gaps(system, q0, scheme):
     for c in system.contacts:
         g = c.gap(q0)
         if g < -tol:
-            raise ModelError(f"simulate: contact {c.name!r} starts interpenetrated (gap {g:.4g} m < 0): move the "
-                             f"bodies apart (or {c.bodies[0]!r} to touch at gap 0) in the start state")
+            raise ModelError(f"simulate: contact {c.name!r} starts interpenetrated (gap {g:.4g} m < 0): move "
+                             f"the bodies apart (or {c.bodies[0]!r} to touch at gap 0) in the start state")
 
 
 def _result(system, ts, qs, qds, lams, scheme, solver, stats, cpu):

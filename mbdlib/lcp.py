@@ -246,8 +246,8 @@ def _pgs_contact(A, b, mu, fr, dim, off, tol, max_iter):
                 change = max(change, float(np.max(np.abs(x[t] - old_t))))
         if change <= tol * max(1.0, float(np.max(np.abs(x)))):
             return x, sweep
-    raise LCPError(f"pgs: no convergence in {max_iter} sweeps (last change {change:.3g}); use method='lemke', "
-                   "or more iterations")
+    raise LCPError(f"pgs: no convergence in {max_iter} sweeps (last change {change:.3g}); use "
+                   "method='lemke', or more iterations")
 
 
 def pgs(A, b, tol: float = 1e-12, max_iter: int = 10000):

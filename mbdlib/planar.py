@@ -462,7 +462,7 @@ class PlanarModel(Model):
         b = self._moving(body, "add_point_line")
         point = _xy(point, "add_point_line: point")
         geometry = planar_point_line(b.index, point, _xy(line_point, "line_point"), _xy(normal, "normal"))
-        return self._add_contact("point-line", (b,), geometry, restitution, friction, name)
+        return self._add_contact("point-line", (b, self.ground), geometry, restitution, friction, name)
 
     def add_circle_line(self, body, radius, center=(0.0, 0.0), line_point=(0.0, 0.0), normal=(0.0, 1.0), *,
                         restitution, friction, name=None) -> Contact:
@@ -472,7 +472,7 @@ class PlanarModel(Model):
         R = _number(radius, "add_circle_line: radius", True)
         geometry = planar_point_line(b.index, _xy(center, "center"), _xy(line_point, "line_point"),
                                      _xy(normal, "normal"), R)
-        return self._add_contact("circle-line", (b,), geometry, restitution, friction, name)
+        return self._add_contact("circle-line", (b, self.ground), geometry, restitution, friction, name)
 
     def add_circle_circle(self, body_i, body_j, radius_i, radius_j, center_i=(0.0, 0.0), center_j=(0.0, 0.0),
                           inside=False, *, restitution, friction, name=None) -> Contact:
@@ -486,8 +486,8 @@ class PlanarModel(Model):
         Ri = _number(radius_i, "add_circle_circle: radius_i", True)
         Rj = _number(radius_j, "add_circle_circle: radius_j", True)
         if inside and Rj >= Ri:
-            raise ModelError(f"add_circle_circle: the inner circle (radius_j = {Rj:g}) must be smaller than the "
-                             f"outer one (radius_i = {Ri:g}) for inside=True (a pin in a larger hole)")
+            raise ModelError(f"add_circle_circle: the inner circle (radius_j = {Rj:g}) must be smaller than "
+                             f"the outer one (radius_i = {Ri:g}) for inside=True (a pin in a larger hole)")
         geometry = planar_circle_circle(bi.index, _xy(center_i, "center_i"), Ri, bj.index,
                                         _xy(center_j, "center_j"), Rj, bool(inside))
         return self._add_contact("circle-in-circle" if inside else "circle-circle", (bi, bj), geometry,

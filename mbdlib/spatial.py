@@ -385,9 +385,9 @@ class SpatialModel(SpatialMechanism):
         if any(c.name == name for c in self.contacts):
             raise ModelError(f"a contact named {name!r} already exists; give a unique name=")
         e, mu = contact_parameters(name, restitution, friction)
+        normal = _unit_or_error(plane_normal, f"{who}: plane_normal")
         geometry = sphere_plane(b.index, _v3(center, f"{who}: center"), float(radius),
-                                _v3(plane_point, f"{who}: plane_point"), _unit_or_error(plane_normal,
-                                                                                       f"{who}: plane_normal"))
+                                _v3(plane_point, f"{who}: plane_point"), normal)
         contact = Contact(name, "sphere-plane", (b.name, "ground"), e, mu, 2, geometry)
         self.contacts.append(contact)
         return contact

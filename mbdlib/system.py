@@ -232,8 +232,8 @@ class ConstrainedSystem:
         names = [getattr(c, "name", None) for c in contacts]
         for c in contacts:
             if not callable(getattr(c, "kinematics", None)):
-                raise ModelError(f"{self.name}: contacts must be mbdlib.contact.Contact objects (declared on the "
-                                 f"model: add_point_line, add_circle_line, ...), got {c!r}")
+                raise ModelError(f"{self.name}: contacts must be mbdlib.contact.Contact objects (declared on "
+                                 f"the model: add_point_line, add_circle_line, ...), got {c!r}")
             Wn = np.shape(c.kinematics(self.q0).Wn)
             if Wn != (self.n,):
                 raise ShapeError(f"{self.name}: contact {c.name!r} has a normal row of shape {Wn}, expected "
