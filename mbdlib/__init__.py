@@ -9,7 +9,7 @@ that come before it (``tests/test_layout.py`` checks every import, also those in
     -> constraints -> _banded -> _kkt -> schemes -> _integrators -> lcp -> contact -> _contact_schemes -> dae
     -> linearize
     -> compiled -> planar -> spatial_joints -> spatial
-    -> coordinates -> catalogue
+    -> coordinates -> catalogue -> contact_examples
     -> assembly -> checks.views -> checks.items -> checks.motion -> checks
     -> plotting -> schematics -> frames -> widgets -> view3d -> course
 

@@ -109,7 +109,9 @@ def _force_columns(contacts, kins, mode, indices):
 def _mode_accelerations(system, t, q, qd, mode, kins=None):
     """q̈, the bilateral multipliers, the normal forces of the closed contacts (n_c,) and the tangent forces
     of the sticking ones (dict index → (dim,)) in a mode: ``M q̈ = Q − Jᵀ λ + F x``, ``J q̈ = γ``,
-    ``W_n q̈ = −b_n`` (closed), ``W_t q̈ = −b_t`` (sticking)."""
+    ``W_n q̈ = −b_n`` (closed), ``W_t q̈ = −b_t`` (sticking).  Where the contact rows are dependent (a block
+    standing on two corners with friction at both: statically indeterminate) q̈ is still unique and the
+    forces are the least-squares (smallest) ones."""
     contacts = system.contacts
     closed = mode.closed()
     qdd0, lam = _solve(system, t, q, qd)
@@ -122,12 +124,10 @@ def _mode_accelerations(system, t, q, qd, mode, kins=None):
     NF = _response(system, q, t, F)
     A = H @ NF
     rhs = -np.array(bn + bt) - H @ qdd0
-    try:
-        x = np.linalg.solve(A, rhs)
-    except np.linalg.LinAlgError:
-        raise MbdError(f"{system.name} at t = {t:g}: the contact forces of the mode "
-                       f"({mode.describe(contacts)}) are not determined (dependent contact rows): a "
-                       "statically indeterminate support") from None
+    x, _, rank, _ = np.linalg.lstsq(A, rhs, rcond=1e-10)   # rank < rows: a statically indeterminate support
+    if np.linalg.norm(A @ x - rhs) > 1e-8 * (1.0 + np.linalg.norm(rhs)):
+        raise MbdError(f"{system.name} at t = {t:g}: the contacts of the mode ({mode.describe(contacts)}) "
+                       "cannot all hold (their rows contradict each other); use TimeStepping()")
     qdd = qdd0 + NF @ x
     # the bilateral multipliers of the whole motion: J q̈ = γ holds; λ from M q̈ + Jᵀ λ = Q + F x
     if lam.size:
@@ -166,14 +166,24 @@ def _choose_mode(system, t, q, qd, candidates, method):
     b = H @ qdd0 + np.array(bn + bt)
     mu = np.array([contacts[i].friction for i in candidates])
     fr = np.array([i in owners for i in candidates])
-    try:
-        sol = solve_contact(A, b, mu, fr, contacts[0].dim, method=method)
-    except LCPError as exc:
+    sol = None
+    for how in (method, "pgs" if method == "lemke" else "lemke"):     # a degenerate support: the other one
+        try:
+            sol = solve_contact(A, b, mu, fr, contacts[0].dim, method=how)
+            break
+        except LCPError as exc:
+            reason = exc
+    if sol is None:
         names = [contacts[i].name for i in candidates]
-        raise MbdError(f"{system.name} at t = {t:g}: the contact forces of {names} have no solution (or are "
-                       f"not unique) for the sliding state: Painlevé's paradox (friction too large for this "
-                       f"geometry, μ = {mu.tolist()}); lower the friction or use TimeStepping(), whose "
-                       f"impulses resolve it ({exc})") from None
+        sliding = [contacts[i].name for i in candidates
+                   if trial.state[i] == SLIDE and contacts[i].friction > 0]
+        if sliding:
+            raise MbdError(f"{system.name} at t = {t:g}: the contact forces of {names} have no solution (or "
+                           f"are not unique) with {sliding} sliding: Painlevé's paradox (friction too large "
+                           f"for this geometry, μ = {mu.tolist()}); lower the friction or use "
+                           f"TimeStepping(), whose impulses resolve it ({reason})") from None
+        raise MbdError(f"{system.name} at t = {t:g}: the contact problem of {names} has no solution either "
+                       f"solver reaches ({reason}); use TimeStepping()") from None
     scale = max(1.0, float(np.max(np.abs(sol.normal), initial=0.0)))
     for k, i in enumerate(candidates):
         if sol.normal[k] <= 1e-12 * scale:
@@ -225,6 +235,8 @@ def _run_event_driven(system, t0, t_end, q0, qd0, t_eval, scheme):
             hit = _impact(system, q, qd, t, used, scheme.law, scheme.method)
             impacts.append(hit)
             qd = hit.qd_plus
+            if slow:                # an accumulation ends: touching contacts that separate slowly rest too
+                qd = _rest(system, t, q, qd, chosen, scheme.rest_speed)
             for i in sorted(hits | set(approaching)):
                 name = contacts[i].name
                 history[name].append(t)
@@ -277,7 +289,7 @@ def _run_event_driven(system, t0, t_end, q0, qd0, t_eval, scheme):
             k = c.kinematics(q)
             if md.state[i] == OPEN and k.gap <= scheme.gap_tol:
                 grazing = k.Wn @ qd <= CLOSING_SPEED or i in spurious
-                touching[i] = min(k.gap, 0.0) - (scheme.gap_tol if grazing else 0.0)
+                touching[i] = min(k.gap, 0.0) - (1.0 if grazing else 1e-3) * scheme.gap_tol
         events = _events(system, md, evaluate, n, touching)
         sol = solve_ivp(rhs, (t, t_end), np.concatenate([q, qd]), method=scheme.solver, rtol=scheme.rtol,
                         atol=scheme.atol, events=[e for e, _ in events] or None, dense_output=True)
@@ -328,8 +340,8 @@ def _events(system, mode, evaluate, n, touching):
     """The event functions of a mode, each with what it means: ("gap", i), ("liftoff", i), ("slip", i),
     ("stop", i).  All are terminal and fire when the function falls through zero.  An open contact that
     starts the segment touching (``touching``: contact → level) fires when its gap falls through the level:
-    its gap at the start (or zero) when it separates, ``gap_tol`` below that when it grazes: a gap of zero at
-    the start is not an impact."""
+    ``gap_tol / 1000`` below its gap at the start (or zero) when it separates, ``gap_tol`` below when it
+    grazes: a gap of zero at the start is not an impact."""
     out = []
     contacts = system.contacts
     for i, c in enumerate(contacts):
@@ -367,14 +379,33 @@ def _check_missed(system, scheme, t, q, mode, touching):
                            "motion grazes the surface). Use smaller rtol and atol, or TimeStepping()")
 
 
+def _rest(system, t, q, qd, chosen, rest_speed):
+    """After an impact slower than ``rest_speed``: the velocities projected (mass-weighted least change, which
+    only removes kinetic energy) onto ``u_n = 0`` for every contact of the impact that separates slower than
+    ``rest_speed``, and ``u_t = 0`` where such a contact with friction slides slower than it — a rocking
+    block's corners settle together, as a ball settles on the floor."""
+    slow = []
+    for i in chosen:
+        c, k = system.contacts[i], system.contacts[i].kinematics(q)
+        if k.Wn @ qd < rest_speed:
+            slow.append(k.Wn[None, :])
+            if c.friction > 0 and np.linalg.norm(k.Wt @ qd) < rest_speed:      # slow sliding stops too
+                slow.append(k.Wt)
+    if not slow:
+        return qd
+    C = np.vstack([system.phi_q(q, t), system.B(q, t)] + slow)
+    c = np.concatenate([-system.phi_t(q, t), np.zeros(C.shape[0] - system.m)])
+    return qd + weighted_least_change(system.M(q), C, C @ qd - c)
+
+
 def _zeno_record(name, times):
     t_acc = None
     if len(times) >= 3:
         d1, d2 = times[-1] - times[-2], times[-2] - times[-3]
         if d2 > 0 and 0 < d1 / d2 < 1:
             r = d1 / d2
-            t_acc = times[-1] + d1 * r / (1 - r)
-    return ZenoRecord(name, times[-1], t_acc, len(times))
+            t_acc = float(times[-1] + d1 * r / (1 - r))
+    return ZenoRecord(name, float(times[-1]), t_acc, len(times))
 
 
 def _chatter_guard(system, scheme, n_events, events_at, mode, kinds):

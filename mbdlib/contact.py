@@ -538,7 +538,8 @@ def hunt_crossley_force(contact, kin, qd, stiffness, exponent, damping, friction
     if delta <= 0.0:
         return 0.0, np.zeros(contact.dim)
     rate = -(kin.Wn @ qd)
-    Fn = max(stiffness * delta**exponent * (1.0 + 1.5 * damping * rate), 0.0)
+    with np.errstate(over="ignore", invalid="ignore"):       # a trial step far inside: inf, rejected
+        Fn = max(stiffness * float(np.power(delta, exponent)) * (1.0 + 1.5 * damping * rate), 0.0)
     ut = kin.Wt @ qd
     Ft = -contact.friction * Fn * ut / math.sqrt(ut @ ut + friction_speed**2)
     return Fn, Ft
