@@ -468,6 +468,7 @@ def _run_time_stepping(system, t0, t_end, q0, qd0, t_eval, scheme):
     newton = [0, 0]
     lam_dummy = np.zeros(system.rows)
     work = 0.0
+    was_active = set()
     if out[0]:
         ts.append(t0), qs.append(q.copy()), vs.append(v.copy()), lams.append(lam_dummy)
         normals.append(zero_n), tangents.append(zero_t)
@@ -504,12 +505,17 @@ def _run_time_stepping(system, t0, t_end, q0, qd0, t_eval, scheme):
                           + [kk.Wt for kk, f in zip(kins, fr, strict=True) if f])
             NHt, W = delassus(system, qm, H, tb)
             b = H @ vfree
-            b[:len(active)] += e * (H[:len(active)] @ v)
+            un, un_free = H[:len(active)] @ v, H[:len(active)] @ vfree
+            # restitution for impacts only: a contact that was already active, or whose approach is no more
+            # than what one step of the smooth forces gives, is plastic (else a resting ball bounces by e g h)
+            new = np.array([i not in was_active for i in active]) & (-un > 2.0 * np.abs(un_free - un))
+            b[:len(active)] += np.where(new, e, 0.0) * np.minimum(un, 0.0)
             sol = solve_contact(W, b, mu, fr, dim, method=scheme.method)
             P = np.concatenate([sol.normal, sol.tangent[fr].ravel()])
             vnew = vfree + NHt @ P
             work += 0.5 * (vnew - v) @ M @ (vnew + v) - 0.5 * (vfree - v) @ M @ (vfree + v)
             Pn[active], Pt[active] = sol.normal, sol.tangent
+        was_active = set(active)
         qn = qm + 0.5 * h * vnew
         if scheme.project:                  # drift of Φ, gaps left negative (Acary 2013): onto Φ = 0, g = 0
             deep = [i for i in active if contacts[i].gap(qn) < 0.0]

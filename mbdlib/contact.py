@@ -401,7 +401,9 @@ def impact(system, q, qd, t: float = 0.0, contacts=None, law: str = "newton", me
     contacts : sequence of str, optional
         The contacts that take part (default: every contact with ``g ≤ gap_tol`` that is not separating).
     law : {"newton", "poisson"}
-        Newton: ``0 ≤ P_n ⊥ u_n⁺ + e u_n⁻ ≥ 0`` with Coulomb friction on ``u_t⁺`` (one problem).
+        Newton: ``0 ≤ P_n ⊥ u_n⁺ + e u_n⁻ ≥ 0`` with Coulomb friction on ``u_t⁺`` (one problem; a contact
+        given that separates, ``u_n⁻ > 0``, only keeps ``u_n⁺ ≥ 0``).  Without friction, for contacts that
+        approach or rest (the default choice), the kinetic energy changes by ``½ Σ P_n (1 − e) u_n⁻ ≤ 0``.
         Poisson: compression ``0 ≤ P_c ⊥ u_n ≥ 0`` (with friction), then expansion ``P_n = e P_c + x``,
         ``0 ≤ x ⊥ u_n⁺ ≥ 0`` (Pfeiffer & Glocker 1996, §7.2).
     method : {"lemke", "pgs"}
@@ -463,9 +465,9 @@ def _impact(system, q, qd, t, chosen, law, method):
     NHt, W = delassus(system, q, H, t)
     u = H @ qd
     kc = len(chosen)
-    if law == "newton":
+    if law == "newton":                  # restitution of approach only: a separating contact keeps u⁺ ≥ 0
         b = u.copy()
-        b[:kc] += e * u[:kc]
+        b[:kc] += e * np.minimum(u[:kc], 0.0)
         sol = solve_contact(W, b, mu, fr, dim, method=method)
         P = np.concatenate([sol.normal, sol.tangent[fr].ravel()])
     else:

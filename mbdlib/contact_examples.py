@@ -31,7 +31,8 @@ def bouncing_ball(height=1.0, radius=0.1, restitution=0.8, mass=1.0, g=9.81, fri
                   velocity=(0.0, 0.0)):
     """A disk (uniform, ``radius``) whose lowest point starts ``height`` above the floor ``y = 0``."""
     m = PlanarModel(gravity=(0.0, -g))
-    ball = m.add_body("ball", mass, 0.5 * mass * radius**2, position=(0.0, height + radius), velocity=velocity)
+    ball = m.add_body("ball", mass, 0.5 * mass * radius**2, position=(0.0, height + radius),
+                      velocity=velocity)
     m.add_circle_line(ball, radius, restitution=restitution, friction=friction, name="floor")
     return m
 

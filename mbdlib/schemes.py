@@ -288,7 +288,10 @@ class TimeStepping:
     contacts with ``g(q_m) ≤ 0`` are active; ``M (q̇_{k+1} − q̇_k) = h Q(t_m, q_m, q̇_k) + Hᵀ P − Jᵀ Λ``
     with the bilateral joints at the velocity level (``J q̇_{k+1} = −Φ_t``) and the contact impulses P from
     ``0 ≤ P_n ⊥ u_n⁺ + e u_n⁻ ≥ 0`` and Coulomb's law on ``u_t⁺``; then ``q_{k+1} = q_m + (h/2) q̇_{k+1}``,
-    projected onto the bilateral constraints.  No event is located: impacts, lift-off, stick–slip and an
+    projected onto the bilateral constraints (and onto ``g = 0`` where a gap was left negative).  The
+    restitution acts at impacts only: a contact already active in the step before, or approaching no faster
+    than one step of the smooth forces makes it, is plastic (otherwise a ball at rest would bounce by
+    ``e g h`` at every step).  No event is located: impacts, lift-off, stick–slip and an
     accumulation of impacts are all one kind of step, first order in time.
 
     Parameters
