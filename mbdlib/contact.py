@@ -420,7 +420,7 @@ def impact(system, q, qd, t: float = 0.0, contacts=None, law: str = "newton", me
     >>> from mbdlib import PlanarModel
     >>> m = PlanarModel(gravity=(0.0, -9.81))
     >>> ball = m.add_body("ball", mass=1.0, inertia=0.1, velocity=(0.0, -2.0))
-    >>> floor = m.add_point_line(ball, restitution=0.5, name="floor")
+    >>> floor = m.add_point_line(ball, restitution=0.5, friction=0.0, name="floor")
     >>> s = m.system()
     >>> hit = impact(s, s.q0, s.qd0)
     >>> hit.normal.round(12).tolist(), hit.u_plus.round(12).tolist(), round(hit.energy_change, 12)

@@ -17,7 +17,7 @@ cone as a polygon of ``2 × dim`` generators (exact in the plane), projected Gau
 
 >>> z, w = lemke(np.array([[2.0, 1.0], [1.0, 2.0]]), np.array([-1.0, 1.0]))
 >>> z.round(12).tolist(), w.round(12).tolist()
-[[0.5, 0.0], [0.0, 1.5]]
+([0.5, 0.0], [0.0, 1.5])
 """
 
 from __future__ import annotations

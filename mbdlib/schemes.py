@@ -12,6 +12,11 @@ scheme                     what it integrates
 ``AugmentedLagrangian``    the index-3 equations, trapezoidal rule, penalty and multiplier
                            updates, mass-orthogonal projections (Bayo, García de Jalón & Serna
                            1988; Bayo & Ledesma 1996)
+``EventDriven(...)``       a system with unilateral contacts: smooth phases between located
+                           events (impacts, lift-off, stick–slip), the mode chosen by a
+                           complementarity problem (Pfeiffer & Glocker 1996)
+``TimeStepping(dt)``       a system with unilateral contacts: Moreau–Jean steps, impulses from
+                           one complementarity problem per step (Moreau 1988; Jean 1999)
 =========================  =====================================================================
 
 A scheme takes only its own options and checks them when it is made::
