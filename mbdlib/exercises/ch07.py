@@ -862,3 +862,133 @@ register(
         ],
     )
 )
+
+
+# ------------------------------------------------------------------ practice of pages 7.3-7.5 (7.P6-7.P8)
+PAGE_ROLL = {"radius": 0.3, "lean": 0.35, "velocity": (0.6, 0.2, 0.05),
+             "angular_velocity": (0.5, -1.0, 4.0)}  # 7.P6: a disk of page 7.3 that slips (m, rad, m/s, rad/s)
+
+
+def page_slipping_disk() -> SpatialModel:
+    """7.P6: the disk of page 7.3, axis = body y, leaning by ``PAGE_ROLL["lean"]`` towards +y, its contact
+    point at the origin, with a centre velocity and an angular velocity (global) that do NOT roll.
+
+    >>> m = page_slipping_disk()
+    >>> bool(abs(m.B(m.q_guess()) @ m.qd_guess()).max() > 0.1)     # it slips: the rows are not zero
+    True
+    """
+    R, lean = PAGE_ROLL["radius"], PAGE_ROLL["lean"]
+    c, s = math.cos(lean), math.sin(lean)
+    A = np.array([[1.0, 0.0, 0.0], [0.0, c, s], [0.0, -s, c]])  # columns: heading, axis, up in the disk
+    model = SpatialModel(gravity=(0.0, 0.0, -G))
+    model.add_body("disk", R * A[:, 2], quat_from_dcm(A), mass=DISK_MASS,
+                   inertia=[DISK_MASS * R**2 / 4, DISK_MASS * R**2 / 2, DISK_MASS * R**2 / 4],
+                   velocity=PAGE_ROLL["velocity"], angular_velocity=PAGE_ROLL["angular_velocity"])
+    model.add_rolling_disk("disk", R, axis=(0.0, 1.0, 0.0))
+    return model
+
+
+def _rows_by_hand(scale=True, frame="global", side=-1.0, turn=True):
+    """7.P6 by the page's steps, with a chosen slip: ``|w| t_k·(ċ + ω × (−R w/|w|))`` for k = x, y."""
+    m = page_slipping_disk()
+    q, qd = m.q_guess(), m.qd_guess()
+    p, pd = q[3:7], qd[3:7]
+    R = PAGE_ROLL["radius"]
+    a = dcm_from_quat(p) @ np.array([0.0, 1.0, 0.0])
+    w = np.array([0.0, 0.0, 1.0]) - a[2] * a
+    omega = 2 * (_Gm(p) if frame == "global" else _L(p)) @ pd
+    v = qd[:3] + (np.cross(omega, side * R * w / np.linalg.norm(w)) if turn else 0.0)
+    return (np.linalg.norm(w) if scale else 1.0) * v[:2]
+
+
+register(
+    Exercise(
+        "7.P6",
+        "The two rolling rows of a slipping disk",
+        0,
+        reference=lambda: (lambda m: m.B(m.q_guess()) @ m.qd_guess())(page_slipping_disk()),
+        rtol=1e-6,
+        atol=1e-9,
+        mistakes=[
+            Mistake(lambda: _rows_by_hand(scale=False),
+                    "those are the contact point's velocity components; the library's rows are them times "
+                    "|w| = h/R, which keeps them polynomial"),
+            Mistake(lambda: _rows_by_hand(frame="body"),
+                    "2 L p_dot gives the angular velocity in BODY components; the cross product with w "
+                    "(global) needs omega = 2 G p_dot"),
+            Mistake(lambda: _rows_by_hand(side=1.0),
+                    "that is the top of the disk: the contact point is c - R w/|w|, below the centre"),
+            Mistake(lambda: _rows_by_hand(turn=False),
+                    "the disk's turning moves its contact point too: add omega x (P - c) to the centre's "
+                    "velocity"),
+        ],
+    )
+)
+
+PAGE_SLEIGH = dict(SLEIGH)  # 7.P7: the sleigh of page 7.4 (the numbers of 7.8's notebook)
+
+
+def _sleigh_peak(inertia="pivot", energy=True):
+    """7.P7: when the sleigh turns fastest and how fast: ``[t0, ω_max]`` of the closed form
+    ``ω = ±V √(m/J) sech(k (t − t0))``, ``V = √(2E/m)``, ``k = a m V / J``, ``tanh(k t0) = v0 / V``."""
+    m, I, a, v0, w0 = (PAGE_SLEIGH[k] for k in ("m", "I", "a", "v0", "w0"))
+    J = I + m * a * a if inertia == "pivot" else I
+    V = math.sqrt(v0 * v0 + J * w0 * w0 / m) if energy else abs(v0)
+    k = a * m * V / J
+    return np.array([math.atanh(v0 / V) / k if V > abs(v0) else math.inf, V * math.sqrt(m / J)])
+
+
+register(
+    Exercise(
+        "7.P7",
+        "When the Chaplygin sleigh turns fastest, and how fast",
+        0,
+        reference=_sleigh_peak,
+        rtol=1e-6,
+        mistakes=[
+            Mistake(lambda: _sleigh_peak(inertia="centre"),
+                    "the sleigh turns about its blade point, not its centre of mass: J = I + m a^2 in both "
+                    "the energy and k"),
+            Mistake(lambda: np.array([0.0, PAGE_SLEIGH["w0"]]),
+                    "the yaw rate does not start at its largest: while v > 0 it grows "
+                    "((I + m a^2) omega_dot = m a v omega)"),
+            Mistake(lambda: np.array([_sleigh_peak()[0], _sleigh_peak()[1] / (2 * math.pi)]),
+                    "give the yaw rate in rad/s, not revolutions per second"),
+        ],
+    )
+)
+
+PAGE_KANE = {"radius": 0.3, "heading": 0.5}  # 7.P8: the disk of page 7.5 and its heading q1 (m, rad)
+
+
+def _spin_partial(kind="nonholonomic"):
+    """7.P8: the partial velocity of the disk's centre for the speed u2 (global components): zero as an
+    ordinary partial velocity, ``R L.x = R (cos q1, sin q1, 0)`` once the dependent speeds are eliminated."""
+    R, q1 = PAGE_KANE["radius"], PAGE_KANE["heading"]
+    if kind == "ordinary":
+        return np.zeros(3)
+    if kind == "lean frame":
+        return np.array([R, 0.0, 0.0])
+    return np.array([R * math.cos(q1), R * math.sin(q1), 0.0])
+
+
+register(
+    Exercise(
+        "7.P8",
+        "The nonholonomic partial velocity of the disk's centre for its spin speed",
+        0,
+        reference=_spin_partial,
+        rtol=1e-6,
+        atol=1e-9,
+        mistakes=[
+            Mistake(lambda: _spin_partial("ordinary"),
+                    "that is the ordinary partial velocity (u2 does not appear in v_O); the nonholonomic one "
+                    "adds the dependent speeds' partial velocities times C: v_2 + v_4 C_42 + v_5 C_52"),
+            Mistake(lambda: _spin_partial("lean frame"),
+                    "those are the components in the lean frame L; give them in N (L.x is turned by the "
+                    "heading q1)"),
+            Mistake(lambda: -_spin_partial(),
+                    "mind the sign: a positive spin speed rolls the disk forwards, along +L.x"),
+        ],
+    )
+)
