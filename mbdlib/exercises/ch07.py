@@ -16,11 +16,13 @@ states and inertias against the block of :meth:`SpatialModel.M` (without its shi
 7.7a-c take one rolling disk through the chapter's analysis, each part graded on its own: (a) the
 counts of coordinates, holonomic and nonholonomic rows and of position and velocity DOF; (b) the radius
 of the steady circle for a given speed and lean; (c) the lean one second after a sideways push, by
-simulation (:func:`disk_on_circle` builds the model).
+simulation (:func:`disk_on_circle` builds the model).  7.9 asks for the sleigh's total turn from the
+closed form derived on page 7.4; 7.10 for a FUNCTION, ``rolling_rows(q, qd, radius)``, the values of a
+disk's two rolling rows (page 7.3), graded on hidden random states against :meth:`SpatialModel.B`.
 
-**Variants.** 7.1, 7.2, 7.4, 7.6, 7.7b, 7.7c and 7.8 draw each student's numbers (``params``/``variant``;
-the public numbers are the notebook's); 7.3 draws its hidden cases.  7.5 (the Bricard linkage) and 7.7a
-grade the topology of one mechanism and are the same for everyone.
+**Variants.** 7.1, 7.2, 7.4, 7.6, 7.7b, 7.7c, 7.8 and 7.9 draw each student's numbers
+(``params``/``variant``; the public numbers are the notebook's); 7.3 and 7.10 draw their hidden cases.
+7.5 (the Bricard linkage) and 7.7a grade the topology of one mechanism and are the same for everyone.
 
 =====  ======================================================  ======
 id     exercise                                                points
@@ -35,6 +37,8 @@ id     exercise                                                points
 7.7b   Rolling disk: radius of the steady circle               2
 7.7c   Rolling disk: the lean after a sideways push            2
 7.8    The Chaplygin sleigh's final speed                      2
+7.9    The Chaplygin sleigh's total turn (closed form)         2
+7.10   The rolling rows of a disk (a function)                 2
 =====  ======================================================  ======
 
 References: P. E. Nikravesh, *Computer-Aided Analysis of Mechanical Systems*, 1988, ch. 6, 7 and
@@ -989,6 +993,144 @@ register(
                     "heading q1)"),
             Mistake(lambda: -_spin_partial(),
                     "mind the sign: a positive spin speed rolls the disk forwards, along +L.x"),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 7.9 the sleigh's total turn
+def total_turn(m, I, a, v0, w0, inertia="pivot", start=True, degrees=False):
+    """The heading the sleigh turns through from t = 0 to t → ∞ (rad, the sign of ω0), from the closed form
+    of page 7.4: ``φ(∞) − φ(0) = ±(√(J/m)/a) (π/2 + gd(k t0))``, ``gd x = atan(sinh x)``,
+    ``tanh(k t0) = v0/V``, ``J = I + m a²``, ``V = √(v0² + J ω0²/m)``, ``k = a m V / J``
+    (``start=False`` drops gd(k t0), as if the sleigh started at its peak yaw rate; ``inertia="centre"``
+    uses I for J)."""
+    J = I + m * a * a if inertia == "pivot" else I
+    V = math.sqrt(v0 * v0 + J * w0 * w0 / m)
+    k = a * m * V / J
+    t0 = math.atanh(v0 / V) / k
+    turn = math.copysign(math.sqrt(J / m) / a * (math.pi / 2 + (math.atan(math.sinh(k * t0)) if start
+                                                                  else 0.0)), w0)
+    return math.degrees(turn) if degrees else turn
+
+
+def _turn_variant(rng) -> dict:
+    """As 7.8's, with either sign of the yaw rate and of the initial speed."""
+    p = _sleigh_variant(rng)
+    p["w0"] *= float(rng.choice([-1.0, 1.0]))
+    p["v0"] *= float(rng.choice([-1.0, 1.0]))
+    return p
+
+
+TURN = {"m": 2.0, "I": 0.15, "a": 0.4, "v0": 0.5, "w0": 2.0}  # the sleigh of page 7.4
+
+register(
+    Exercise(
+        "7.9",
+        "The Chaplygin sleigh's total turn (closed form)",
+        2,
+        reference=total_turn,
+        rtol=1e-6,
+        params=dict(TURN),
+        variant=_turn_variant,
+        mistakes=[
+            Mistake(lambda **p: total_turn(**p, inertia="centre"),
+                    "the sleigh turns about its blade point: J = I + m a^2 in the energy, in k and in the "
+                    "factor sqrt(J/m)/a"),
+            Mistake(lambda **p: total_turn(**p, start=False),
+                    "pi/2 alone is the turn after the yaw rate's peak; from t = 0 add the turn before it, "
+                    "gd(k t0) (t0 < 0 if the sleigh starts backwards)"),
+            Mistake(lambda **p: total_turn(**p, degrees=True), "give the turn in radians, not degrees"),
+            Mistake(lambda **p: -total_turn(**p),
+                    "the sleigh keeps turning the way it started: the sign of omega_0 (omega never changes "
+                    "sign, since omega_dot is proportional to omega)"),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 7.10 the rolling rows (a function)
+def rolling_rows(q, qd, radius):
+    """The values ``B q̇`` (2,) of the two rolling rows of a disk on the ground ``z = 0``, by mbdlib.
+
+    The disk is a body of seven coordinates ``q = (x, y, z, e0, e1, e2, e3)`` with its centre at the centre
+    of mass and its axis along body ``y``; the rows are the contact point's velocity in ``x`` and ``y``
+    times ``|w| = h / R`` (:meth:`SpatialModel.add_rolling_disk`).
+
+    >>> q = np.r_[0.0, 0.0, 0.3, 1.0, 0.0, 0.0, 0.0]          # upright, the axis along y
+    >>> qd = np.r_[1.5, 0.0, 0.0, 0.0, 0.0, 2.5, 0.0]         # rolling at 1.5 m/s, spinning 5 rad/s
+    >>> np.round(rolling_rows(q, qd, 0.3), 12) + 0.0
+    array([0., 0.])
+    """
+    q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+    m = SpatialModel(gravity=(0.0, 0.0, -G))
+    m.add_body("disk", q[:3], q[3:7], mass=1.0, inertia=[0.25, 0.5, 0.25])
+    m.add_rolling_disk("disk", float(radius), axis=(0.0, 1.0, 0.0))
+    return m.B(q) @ qd
+
+
+def _rows(q, qd, radius, scale=True, frame="global", side=-1.0, turn=True):
+    """The rows by the page's steps, with a chosen slip (see 7.P6)."""
+    q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+    p, pd = q[3:7], qd[3:7]
+    a = dcm_from_quat(p / np.linalg.norm(p)) @ np.array([0.0, 1.0, 0.0])
+    w = np.array([0.0, 0.0, 1.0]) - a[2] * a
+    omega = 2 * (_Gm(p) if frame == "global" else _L(p)) @ pd
+    v = qd[:3] + (np.cross(omega, side * radius * w / np.linalg.norm(w)) if turn else 0.0)
+    return (np.linalg.norm(w) if scale else 1.0) * v[:2]
+
+
+def _disk_state(rng, radius):
+    """A disk standing on z = 0 (its lean below 60°, any heading and spin angle), with rates that slip."""
+    heading, lean, spin = rng.uniform(-math.pi, math.pi, 3) * np.array([1.0, 1.0 / math.pi, 1.0])
+    e = np.eye(3)
+    A = dcm_from_axis_angle(e[2], heading) @ dcm_from_axis_angle(e[0], lean) @ dcm_from_axis_angle(e[1], spin)
+    p = quat_from_dcm(A)
+    a = A @ np.array([0.0, 1.0, 0.0])
+    w = np.array([0.0, 0.0, 1.0]) - a[2] * a
+    q = np.r_[rng.normal(size=2), radius * np.linalg.norm(w), p]
+    omega = rng.normal(0.0, 3.0, 3)
+    qd = np.r_[rng.normal(0.0, 1.0, 3), 0.5 * _Gm(p).T @ omega]  # p_dot = 1/2 G^T omega
+    return q, qd
+
+
+def _rows_cases(seed):
+    rng = np.random.default_rng(seed)
+    return [(*_disk_state(rng, r), r) for r in (0.3, 0.5, 0.25)]
+
+
+ROWS_CASES = _rows_cases(710)
+
+
+def _hidden_rows_cases(rng, n: int = 6, **_) -> list[tuple]:
+    """Random disks (leans up to 57°, any heading), radii and slipping rates."""
+    return [(*_disk_state(rng, r), r) for r in rng.uniform(0.1, 0.8, n)]
+
+
+register(
+    Exercise(
+        "7.10",
+        "The rolling rows of a disk (a function)",
+        2,
+        reference=rolling_rows,
+        cases=ROWS_CASES,
+        hidden_cases=_hidden_rows_cases,
+        function_name="rolling_rows",
+        rtol=1e-7,
+        atol=1e-10,
+        mistakes=[
+            Mistake(lambda q, qd, radius: _rows(q, qd, radius, scale=False),
+                    "those are the contact point's velocity components; the rows are them times |w| = h/R "
+                    "(which keeps them polynomial in q)"),
+            Mistake(lambda q, qd, radius: _rows(q, qd, radius, frame="body"),
+                    "2 L p_dot is the angular velocity in BODY components; omega x w needs global ones, "
+                    "omega = 2 G p_dot"),
+            Mistake(lambda q, qd, radius: _rows(q, qd, radius, side=1.0),
+                    "that is the top of the disk: the contact point is c - R w/|w|, below the centre"),
+            Mistake(lambda q, qd, radius: _rows(q, qd, radius, turn=False),
+                    "the disk's rotation moves its contact point too: v_P = c_dot + omega x (P - c)"),
+            Mistake.when(lambda s, e: np.shape(s) == (3,),
+                         "give the two rows (x and y); the third component follows from the height row"),
         ],
     )
 )
