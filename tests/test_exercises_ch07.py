@@ -432,7 +432,7 @@ def test_7_9_total_turn_by_the_planar_model_and_mistakes():
         assert_variant_hint("7.9", math.degrees(turn), q, "radians")
     m, I, a, v0, w0 = (ex.params[k] for k in ("m", "I", "a", "v0", "w0"))
     J = I + m * a * a
-    assert_hint("7.9", math.sqrt(J / m) / a * math.pi / 2, "gd(k t0)")
+    assert_hint("7.9", math.sqrt(J / m) / a * math.pi / 2, "gd(kappa t0)")
     assert_hint("7.9", math.sqrt(I / m) / a * (math.pi / 2 + math.atan(math.sinh(
         math.atanh(v0 / math.sqrt(v0**2 + I * w0**2 / m))))), "blade point")
     assert_keys_differ("7.9", variants("7.9"))

@@ -951,8 +951,8 @@ register(
         rtol=1e-6,
         mistakes=[
             Mistake(lambda: _sleigh_peak(inertia="centre"),
-                    "the sleigh turns about its blade point, not its centre of mass: J = I + m a^2 in both "
-                    "the energy and k"),
+                    "the sleigh turns about its blade point, not its centre of mass: I_P = I + m a^2 in both "
+                    "the energy and kappa"),
             Mistake(lambda: np.array([0.0, PAGE_SLEIGH["w0"]]),
                     "the yaw rate does not start at its largest: while v > 0 it grows "
                     "((I + m a^2) omega_dot = m a v omega)"),
@@ -987,7 +987,7 @@ register(
         mistakes=[
             Mistake(lambda: _spin_partial("ordinary"),
                     "that is the ordinary partial velocity (u2 does not appear in v_O); the nonholonomic one "
-                    "adds the dependent speeds' partial velocities times C: v_2 + v_4 C_42 + v_5 C_52"),
+                    "adds the dependent speeds' partial velocities times K: v_2 + v_4 K_42 + v_5 K_52"),
             Mistake(lambda: _spin_partial("lean frame"),
                     "those are the components in the lean frame L; give them in N (L.x is turned by the "
                     "heading q1)"),
@@ -1035,11 +1035,11 @@ register(
         variant=_turn_variant,
         mistakes=[
             Mistake(lambda **p: total_turn(**p, inertia="centre"),
-                    "the sleigh turns about its blade point: J = I + m a^2 in the energy, in k and in the "
-                    "factor sqrt(J/m)/a"),
+                    "the sleigh turns about its blade point: I_P = I + m a^2 in the energy, in kappa and in "
+                    "the factor sqrt(I_P/m)/a"),
             Mistake(lambda **p: total_turn(**p, start=False),
                     "pi/2 alone is the turn after the yaw rate's peak; from t = 0 add the turn before it, "
-                    "gd(k t0) (t0 < 0 if the sleigh starts backwards)"),
+                    "gd(kappa t0) (t0 < 0 if the sleigh starts backwards)"),
             Mistake(lambda **p: total_turn(**p, degrees=True), "give the turn in radians, not degrees"),
             Mistake(lambda **p: -total_turn(**p),
                     "the sleigh keeps turning the way it started: the sign of omega_0 (omega never changes "
