@@ -714,9 +714,9 @@ register(
 PAGE_P = np.array([0.9, 0.15, -0.2, 0.35]) / np.linalg.norm([0.9, 0.15, -0.2, 0.35])  # 7.P1: the block
 PAGE_OMEGA = np.array([3.0, -1.0, 5.0])  # its angular velocity, global components (rad/s)
 PAGE_J = np.array([[0.02, 0.002, 0.0], [0.002, 0.03, 0.0], [0.0, 0.0, 0.04]])  # central inertia (kg m²)
-PAGE_DISK_R = 0.3  # 7.P4: the rolling disk's radius (m)
+PAGE_DISK_R = 0.3  # 7.P4: the rolling disk's radius (m), page 7.5
 PAGE_LEAN, PAGE_TURN = math.radians(30.0), 2.0  # its lean (rad) and turning rate (rad/s)
-PAGE_TOP = {"m": 1.0, "l": 0.1, "A_c": 0.004, "C": 0.006, "theta": 0.5}  # 7.P5: the top of page 7.4
+PAGE_TOP = {"m": 1.0, "l": 0.1, "A_c": 0.004, "C": 0.006, "theta": 0.5}  # 7.P5: the top of page 7.6
 
 
 def page_rates():
