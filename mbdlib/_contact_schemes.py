@@ -86,7 +86,18 @@ class _Mode:
         return ", ".join(f"{c.name}: {s}" for c, s in zip(contacts, self.state, strict=True))
 
 
-def _force_columns(contacts, kins, mode, indices):
+def _sliding_direction(mode, i, k, qd):
+    """The unit direction of sliding: of the current ``u_t`` (in space it turns as the contact slides), or the
+    mode's when the speed is too small to give one."""
+    if qd is not None:
+        ut = k.Wt @ qd
+        speed = float(np.linalg.norm(ut))
+        if speed > STICKING_SPEED:
+            return ut / speed
+    return mode.direction[i]
+
+
+def _force_columns(contacts, kins, mode, indices, qd=None):
     """Columns of the contact forces of the closed contacts (normal, with the sliding friction folded in),
     rows H (normals, then the sticking tangents), biases, and the tangents' owners."""
     n_cols, t_cols, n_rows, t_rows, bias_n, bias_t, owners = [], [], [], [], [], [], []
@@ -94,7 +105,7 @@ def _force_columns(contacts, kins, mode, indices):
         c, k = contacts[i], kins[i]
         col = k.Wn.copy()
         if mode.state[i] == SLIDE:
-            col -= c.friction * (k.Wt.T @ mode.direction[i])
+            col -= c.friction * (k.Wt.T @ _sliding_direction(mode, i, k, qd))
         n_cols.append(col)
         n_rows.append(k.Wn)
         bias_n.append(k.bn)
@@ -118,7 +129,7 @@ def _mode_accelerations(system, t, q, qd, mode, kins=None):
     if not closed:
         return qdd0, lam, {}, {}
     kins = kins or [c.kinematics(q, qd) for c in contacts]
-    n_cols, t_cols, n_rows, t_rows, bn, bt, owners = _force_columns(contacts, kins, mode, closed)
+    n_cols, t_cols, n_rows, t_rows, bn, bt, owners = _force_columns(contacts, kins, mode, closed, qd)
     F = np.array(n_cols + t_cols).T
     H = np.array(n_rows + t_rows)
     NF = _response(system, q, t, F)
@@ -261,7 +272,8 @@ def _run_event_driven(system, t0, t_end, q0, qd0, t_eval, scheme):
             tg[i] = v
         for i in md.closed():
             if md.state[i] == SLIDE and contacts[i].friction > 0:
-                tg[i] = -contacts[i].friction * normal[i] * md.direction[i]
+                k = contacts[i].kinematics(y[:n])
+                tg[i] = -contacts[i].friction * normal[i] * _sliding_direction(md, i, k, y[n:])
         tangents.append(tg)
 
     if t_eval is None or (k_out < len(t_eval) and t_eval[k_out] == t0):

@@ -590,3 +590,24 @@ def test_check_model_reports_contacts():
     assert item.values["gaps"]["right"] == pytest.approx(0.0, abs=1e-12) and item.values["gaps"]["left"] > 0
     assert "μ 0.7" in item.detail and "e 0" in item.detail
     assert check_model(model, small_displacement=False)["connectivity"].status == "pass"
+
+
+def test_sphere_with_side_spin_slides_along_a_fixed_slip_direction():
+    """A sphere thrown along x spinning about x: its slip velocity u = v + ω × (−R n) starts along
+    (v₀, R ω₀) and, with friction −μ m g û, shrinks along that fixed direction at the rate μ g (1 + m R²/I);
+    the centre's velocity turns (a parabolic path) until rolling, at t_s = |u₀| / (3.5 μ g), with
+    v(t_s) = v₀ − μ g t_s û.  Event-driven, the friction force following the sliding velocity in space."""
+    from mbdlib import SpatialModel
+
+    R, m, mu, v0, w0 = 0.1, 2.0, 0.3, 3.0, 20.0
+    model = SpatialModel(gravity=(0.0, 0.0, -G))
+    ball = model.add_body("ball", position=(0.0, 0.0, R), mass=m, inertia=[0.4 * m * R * R] * 3,
+                          velocity=(v0, 0.0, 0.0), angular_velocity=(w0, 0.0, 0.0))
+    model.add_sphere_plane(ball, R, restitution=0.0, friction=mu, name="floor")
+    u0 = np.array([v0, R * w0])
+    d, t_s = u0 / np.linalg.norm(u0), np.linalg.norm(u0) / (3.5 * mu * G)
+    run = simulate(model.system(), t_s + 0.2, EventDriven(), t_eval=[0.5 * t_s, t_s + 0.2])
+    np.testing.assert_allclose(run.qd[0, :2], [v0, 0.0] - mu * G * 0.5 * t_s * d, atol=1e-7)
+    np.testing.assert_allclose(run.qd[1, :2], [v0, 0.0] - mu * G * t_s * d, atol=1e-7)
+    omega = model.angular_velocities(run.q[1], run.qd[1])[0]
+    np.testing.assert_allclose(run.qd[1, :2] + R * np.array([-omega[1], omega[0]]), 0.0, atol=1e-7)  # rolls
