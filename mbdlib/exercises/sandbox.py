@@ -346,7 +346,7 @@ def _parent_of(pid: int) -> int | None:
         return None
 
 
-def _sentinel(grader: int, cgroups: list[Path]) -> None:
+def _sentinel(grader: int, cgroups: list[Path], workdir: Path) -> None:
     """Fork a watcher that ends the kernel if the grader dies before it (a killed grader cannot close its
     jails): it polls whether this process (bwrap, once exec'd) still has the grader as its parent, and if
     not, kills it (its sandbox dies with it) and everything left in its cgroups. It leaves the cgroups
@@ -369,7 +369,7 @@ def _sentinel(grader: int, cgroups: list[Path]) -> None:
         while True:
             time.sleep(0.5)
             parent = _parent_of(launcher)
-            if parent is None:  # the kernel has ended: nothing to watch
+            if parent is None or not workdir.exists():  # the kernel has ended, or the grader closed its jail
                 break
             if parent != grader:  # the grader died first
                 for pid in [launcher] + [int(x) for d in cgroups for x in
@@ -517,7 +517,7 @@ def main(argv: list[str] | None = None) -> int:
     for d in args.cgroup:  # before anything else: every process of the kernel is counted
         with open(Path(d) / "cgroup.procs", "w") as f:
             f.write(str(os.getpid()))
-    _sentinel(os.getppid(), [Path(d) for d in args.cgroup])
+    _sentinel(os.getppid(), [Path(d) for d in args.cgroup], workdir)
     _limit(resource.RLIMIT_AS, args.memory_mb * 1024 * 1024)
     _limit(resource.RLIMIT_CPU, args.cpu_seconds)
     _limit(resource.RLIMIT_FSIZE, args.disk_mb * 1024 * 1024)
