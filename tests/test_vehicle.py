@@ -219,34 +219,41 @@ def _run(coordinates, tol, t_end):
 def test_the_lane_change_agrees_in_the_three_coordinate_sets():
     """The body poses of the three descriptions agree within the integrators' own error.
 
-    Each description is integrated at 1e-8 and at 1e-10 (DOP853, rtol = atol); the difference of the two
-    runs estimates the error of the first. The three runs at 1e-8 must agree within three times the sum of
-    their estimated errors (and the estimates must be small: the motion is resolved)."""
-    t_end, runs, errors = 3.0, {}, {}
+    Each description is integrated over the first 2 s (the car turns left and starts back) at 1e-7 and at
+    1e-9 (DOP853, rtol = atol); the difference of the two runs estimates the error of the first. The three
+    runs at 1e-7 must agree within three times the sum of their estimated errors (and the estimates must be
+    small: the motion is resolved)."""
+    t_end, runs, errors = 2.0, {}, {}
     for c in COORDINATE_SETS:
-        runs[c], fine = _run(c, 1e-8, t_end), _run(c, 1e-10, t_end)
+        runs[c], fine = _run(c, 1e-7, t_end), _run(c, 1e-9, t_end)
         errors[c] = np.abs(runs[c] - fine).max(axis=0) + 1e-12
-    assert np.ptp(runs["cartesian"][:, 1]) > 0.5                   # the car does move sideways
-    assert max(e.max() for e in errors.values()) < 1e-5
+    assert np.ptp(runs["cartesian"][:, 1]) > 0.2                   # the car does move sideways
+    assert max(e.max() for e in errors.values()) < 1e-4
     for c in ("relative", "mixed"):
         diff = np.abs(runs[c] - runs["cartesian"]).max(axis=0)
         assert np.all(diff <= 3 * (errors[c] + errors["cartesian"])), (c, diff, errors[c])
 
 
-def test_work_of_the_steering_torque_is_the_change_of_energy():
-    """The knife edges and the joints do no work: E(t) − E(0) = ∫ τ θ̇ dt (Simpson's rule on a fine grid),
-    in relative coordinates, where τ θ̇ is the steering input's power."""
-    m = car("relative")
-    s = m.system()
-    t = np.linspace(0.0, 5.0, 2001)
-    r = simulate(s, 5.0, ODE(rtol=1e-11, atol=1e-11), t_eval=t)
-    k, tau = m.coordinate_names.index("θ_pinion"), m.loads[0]["value"]        # the steering torque
-    power = np.array([tau(ti, q, qd) * qd[k] for ti, q, qd in zip(r.t, r.q, r.qd, strict=True)])
-    dt = t[1] - t[0]
-    work = dt / 3 * (power[0] + power[-1] + 4 * power[1:-1:2].sum() + 2 * power[2:-1:2].sum())
-    gain = r.energy[-1] - r.energy[0]
-    assert abs(gain) > 1e-3                                        # the driver does work
-    assert gain == pytest.approx(work, rel=1e-5, abs=1e-8)
+@pytest.mark.parametrize("coordinates", COORDINATE_SETS)
+def test_the_power_of_the_steering_torque_is_the_rate_of_energy(coordinates):
+    """The joints and the knife edges do no work: Ė = τ θ̇_pinion at random states and times, with q̈ from
+    the KKT solve and Ė by a central difference of the energy along (q̇, q̈)."""
+    m = car(coordinates)
+    s, rng = m.system(), np.random.default_rng(7)
+    rel = car("relative")
+    angle = m.coordinate("column") if coordinates == "cartesian" else m.coordinate("θ_pinion")
+    tau = m.loads[0]["value"]                                             # the steering torque
+    for _ in range(4):
+        q, qd = random_state(rel, rng)
+        if coordinates != "relative":
+            q, qd = convert(q, qd, rel, m)
+        t = rng.uniform(0.0, 5.0)
+        qdd, _ = accelerations(s, t, q, qd)
+        h = 1e-6
+        E_dot = (s.energy(q + h * qd, qd + h * qdd) - s.energy(q - h * qd, qd - h * qdd)) / (2 * h)
+        power = tau(t, q, qd) * angle.rate(q, qd)
+        assert abs(power) > 1e-3
+        assert E_dot == pytest.approx(power, rel=1e-6)
 
 
 def test_sine_steer_is_smooth_with_zero_mean():
