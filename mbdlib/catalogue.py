@@ -1,16 +1,20 @@
 """The course's mechanisms, ready-made in every coordinate set (document 001, §4 and §6).
 
 :func:`mechanism` builds the double pendulum, the slider-crank, the four-bar, the IFToMM N-four-bar
-(benchmark A02, with its exact motion :func:`n_fourbar_exact` and :func:`n_fourbar_tip`) and the spatial
-6R arm as :class:`~mbdlib.planar.PlanarModel` (Cartesian), :class:`~mbdlib.coordinates.RelativeModel`
+(benchmark A02, with its exact motion :func:`n_fourbar_exact` and :func:`n_fourbar_tip`), a car with
+rack-and-pinion steering towing a trailer (knife-edge wheels, a steering input :func:`sine_steer`) and the
+spatial 6R arm as :class:`~mbdlib.planar.PlanarModel` (Cartesian), :class:`~mbdlib.coordinates.RelativeModel`
 (relative or mixed), :class:`~mbdlib.dynamics.ChainModel` or :class:`~mbdlib.spatial.SpatialModel`,
 so that one state can be compared across descriptions (:func:`mbdlib.coordinates.convert`).
 
 >>> [mechanism("fourbar", coordinates=c, gravity=(0.0, -9.81)).n for c in COORDINATE_SETS]
 [9, 3, 5]
+>>> [mechanism("car_trailer", coordinates=c, gravity=(0.0, 0.0)).n for c in COORDINATE_SETS]
+[15, 7, 9]
 
 References: IFToMM Technical Committee for Multibody Dynamics, *Library of computational benchmark
-problems*, A02 (the N-four-bar mechanism).
+problems*, A02 (the N-four-bar mechanism).  R. Rajamani, *Vehicle Dynamics and Control*, 2nd ed., 2012,
+§2.2 (the kinematic single-track, "bicycle", model of a car).
 """
 
 from __future__ import annotations
@@ -405,11 +409,13 @@ def mechanism(name: str, coordinates: str = "cartesian", gravity=None, **params)
 
     Parameters
     ----------
-    name : {"double_pendulum", "slider_crank", "fourbar", "n_fourbar", "arm6r"}
+    name : {"double_pendulum", "slider_crank", "fourbar", "n_fourbar", "car_trailer", "arm6r"}
     coordinates : {"cartesian", "relative", "mixed"}
         Planar: "cartesian" → :class:`mbdlib.PlanarModel` (x, y, φ per body); "relative" →
         :class:`RelativeModel` with joint coordinates of a spanning tree (loop closures as cut
-        joints); "mixed" → the first body absolute (x, y, φ), the others relative.  "arm6r" has
+        joints); "mixed" → the first body absolute (x, y, φ), the others relative.  The car with a
+        trailer moves freely, so its car is absolute in both: "relative" puts the trailer on the hitch
+        angle, "mixed" gives the trailer its own (x, y, φ) and cuts the hitch.  "arm6r" has
         "relative" (a :class:`~mbdlib.dynamics.ChainModel`, 6 joint angles) and "cartesian" (a
         :class:`mbdlib.SpatialModel`, position + Euler parameters per body).
     gravity : array_like
@@ -420,7 +426,9 @@ def mechanism(name: str, coordinates: str = "cartesian", gravity=None, **params)
         double_pendulum ``L1, L2, m1, m2, phi1, phi2, omega1, omega2`` (absolute angles and rates);
         slider_crank ``r, l, m_crank, m_rod, m_slider, I_slider, theta, omega`` (crank angle, rate);
         fourbar ``a, b, c, d, m_crank, m_coupler, m_rocker, theta, omega``; n_fourbar ``N, theta, omega``
-        (IFToMM benchmark A02, :func:`n_fourbar_exact`); arm6r ``masses``.
+        (IFToMM benchmark A02, :func:`n_fourbar_exact`); car_trailer ``speed`` (forward, at the start),
+        ``steering`` ("lane change", None or ``t → (θ_ref, θ̇_ref)``) and the dimensions of
+        :data:`CAR_TRAILER`; arm6r ``masses``.
 
     Returns
     -------

@@ -11,6 +11,10 @@ mechanism can be described by
 * **mixed coordinates**: some bodies absolute (a ``"free"`` tree joint: ``x, y, φ`` relative to
   the parent, the ground for an absolute body), others relative; also :class:`RelativeModel`.
 
+A cut joint can be any planar joint of :mod:`mbdlib.constraints` (revolute, translational, a distance
+link, a gear or rack-and-pinion pair); knife edges add nonholonomic rows ``B_θ = B_x J`` (a wheel that
+rolls without side slip); forces, torques and joint torques add their generalized forces.
+
 :class:`RelativeModel` builds its :class:`~mbdlib.system.ConstrainedSystem` (``model.system()``) through
 the *velocity transformation* (Jerkovsky 1978; García de Jalón & Bayo
 1994): the body poses ``x = (x_i, y_i, φ_i)`` are functions of ``θ``, ``ẋ = J(θ) θ̇`` and
