@@ -31,7 +31,7 @@ BENCHMARKS.append(bench_grading)  # issue 13: grading throughput
 BENCHMARKS.append(bench_a02)  # issue 14: IFToMM A02 N-four-bar, with Exudyn
 BENCHMARKS.append(bench_book)  # issue 14: widget callbacks and simulations as the book runs them
 BENCHMARKS.append(bench_spatial)  # issue 15: the 6R arm in joint vs Cartesian (Euler-parameter) coordinates
-BENCHMARKS.append(bench_vehicle)  # issue 26: a car towing a trailer in Cartesian, mixed and relative coordinates
+BENCHMARKS.append(bench_vehicle)  # issue 26: a car towing a trailer in three coordinate sets
 
 if __name__ == "__main__":
     start = time.perf_counter()

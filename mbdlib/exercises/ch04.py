@@ -1047,12 +1047,12 @@ def _car_counts():
     return _round(rows)
 
 
-def _car_by_hand(knife_as_position=False, knife_rows=1, gear_rows=1, tie_rod_rows=1, hitch_cut=True,
-                 car_free=True, minus_k=True):
+def _car_by_hand(knife_as_position=False, knife_rows=1, gear_rows=1, hitch_cut=True, car_free=True,
+                 minus_k=True):
     """The counts from the parts: 5 bodies; kingpin, rack guide, column, hitch (2 rows each), the rack and
     pinion and the tie rod (1 each), 3 knife edges; with a chosen mistake."""
     k = 3 * knife_rows
-    loop = gear_rows + tie_rod_rows
+    loop = gear_rows + 1                                # the rack and pinion, the tie rod
     car = 3 if car_free else 0
     table = [[15, 2 + 2 + 2 + 2 + loop], [car + 3 + 3, loop + (2 if hitch_cut else 0)], [car + 4, loop]]
     rows = []
@@ -1094,12 +1094,9 @@ register(
             ),
             Mistake(
                 lambda: _car_by_hand(gear_rows=2),
-                "a gear pair (here the rack and pinion) is one equation: it ties one rotation to one "
-                "travel",
-            ),
-            Mistake(
-                lambda: _car_by_hand(tie_rod_rows=2),
-                "the tie rod is a massless link: one distance equation, not a revolute joint's two",
+                "one position row too many in every set: the rack and pinion (a gear pair: one rotation "
+                "tied to one travel) and the tie rod (a massless link: one distance) are one equation "
+                "each",
             ),
             Mistake(
                 lambda: _car_by_hand(knife_rows=2),
