@@ -192,7 +192,7 @@ CAR_TRAILER = dict(a=1.1, b=1.5, arm=0.15, tie_rod=0.3, rack=0.5, pinion=0.01, h
                    m_rack=3.0, I_rack=0.06, m_pinion=1.0, I_pinion=0.04, m_trailer=500.0, I_trailer=600.0)
 #: The steering controller of the car (the driver's hands): torque ``K (θ_ref − θ) + C (θ̇_ref − θ̇)`` on the
 #: steering column, ``K`` [N m/rad], ``C`` [N m s/rad].
-STEERING_GAINS = dict(K=40.0, C=2.5)
+STEERING_GAINS = dict(K=20.0, C=1.8)
 
 
 def sine_steer(amplitude=1.8, period=5.0, start=0.0):
