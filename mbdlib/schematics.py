@@ -46,7 +46,7 @@ __all__ = [
     "draw_block_matrix", "draw_vector_3d", "draw_axis_3d", "rot2", "legend_handles", "oblique",
     "draw_frame_oblique", "draw_revolute_oblique", "draw_arc_oblique", "draw_vector_oblique",
     "draw_point_oblique", "draw_circle_oblique", "draw_box_oblique", "draw_right_angle_oblique",
-    "draw_spatial_joint", "joint_conditions", "JOINT_ROW_VECTORS",
+    "draw_spatial_joint", "joint_conditions", "JOINT_ROW_VECTORS", "draw_contact", "draw_friction_cone",
 ]
 
 #: Colour of outlines and text.
@@ -303,6 +303,63 @@ def draw_force(ax, point, vector, label: str | None = None, color=FORCE_COLOR, a
     point, vector = _xy(point, "point"), _xy(vector, "vector")
     tail = point - vector if at_head else point
     return draw_vector(ax, tail, vector, label, color=color, width=kw.pop("width", 2.0), **kw)
+
+
+def draw_contact(ax, point, normal, gap: float = 0.0, length: float = 0.4, labels=("n", "t", "g"),
+                 color=VECTOR_COLOR) -> dict:
+    """A unilateral contact at ``point`` (chapter 9): the unit normal ``n`` (pointing to the side the body may
+    move to, the direction of the normal force on it), the tangent ``t = (n_y, −n_x)`` (``t, n`` turn like
+    ``x, y``), and for ``gap > 0`` the gap as a dimension line from ``point`` along ``n``, labelled.
+
+    Returns ``{"normal": arrow dict, "tangent": arrow dict, "gap": Line2D or None, "label": Text or None}``.
+    """
+    point = _xy(point, "point")
+    n = _xy(normal, "normal")
+    if not np.hypot(*n) > 0:
+        raise ShapeError("draw_contact: normal must be a non-zero 2-vector")
+    n = n / np.hypot(*n)
+    t = np.array([n[1], -n[0]])
+    out = {"normal": draw_vector(ax, point, length * n, labels[0], color=color, label_at=1.0,
+                                 label_offset=0.12 * length * (n + t)),
+           "tangent": draw_vector(ax, point, length * t, labels[1], color=color, label_at=1.0,
+                                  label_offset=0.12 * length * (t - n)),
+           "gap": None, "label": None}
+    if gap > 0:
+        side = -0.35 * length * t
+        ends = np.array([point + side, point + side + gap * n])
+        (out["gap"],) = ax.plot(*ends.T, color=INK, lw=0.9, marker="_", ms=6, zorder=4)
+        out["label"] = _label(ax, ends.mean(axis=0) - 0.2 * length * t, labels[2], color=INK)
+        ax.update_datalim(ends)
+    ax.autoscale_view()
+    return out
+
+
+def draw_friction_cone(ax, point, normal, mu: float, length: float = 0.5, color=FORCE_COLOR,
+                       label: str | None = None, alpha: float = 0.18) -> dict:
+    """Coulomb's friction cone at a contact point: the contact forces the surface can exert, those within the
+    angle ``atan(μ)`` of the normal ``normal`` (pointing into the body that is pushed); a force on its edge
+    slides, one inside sticks.  In the plane the cone is a wedge, drawn filled with its two edges.
+
+    Returns ``{"cone": Polygon, "edges": [Line2D, Line2D], "label": Text or None}``.
+    """
+    point = _xy(point, "point")
+    n = _xy(normal, "normal")
+    if not np.hypot(*n) > 0:
+        raise ShapeError("draw_friction_cone: normal must be a non-zero 2-vector")
+    if isinstance(mu, bool) or not isinstance(mu, int | float | np.floating) or not 0 <= mu < np.inf:
+        raise ShapeError(f"draw_friction_cone: the friction coefficient must be a number ≥ 0, got {mu!r}")
+    n = n / np.hypot(*n)
+    t = np.array([n[1], -n[0]])
+    half = np.arctan(mu)
+    edges = [point + length * (np.cos(half) * n + s * np.sin(half) * t) for s in (1.0, -1.0)]
+    cone = patches.Polygon([point, edges[0], edges[1]], closed=True, facecolor=color, edgecolor="none",
+                           alpha=alpha, zorder=2)
+    ax.add_patch(cone)
+    lines = [ax.plot(*np.array([point, e]).T, color=color, lw=1.2, zorder=3)[0] for e in edges]
+    ax.update_datalim([point, *edges])
+    ax.autoscale_view()
+    text = _label(ax, point + 1.12 * length * n, label, color=color)
+    return {"cone": cone, "edges": lines, "label": text}
 
 
 def draw_moment(ax, center, radius: float = 0.15, ccw: bool = True, label: str | None = None,

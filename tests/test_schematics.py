@@ -338,3 +338,38 @@ def test_spatial_joint_drawing_refuses_a_joint_of_another_model(ax):
     joint = a.add_revolute("i", "j", (0.5, 0, 0), (-0.5, 0, 0))
     with pytest.raises(ValueError, match="not a joint of this model"):
         S.draw_spatial_joint(ax, S.oblique(), b, joint)
+
+
+def test_contact_frame_and_gap(ax):
+    """The normal is the unit of the given direction, the tangent turned by −90° from it (t, n like x, y),
+    and the gap's dimension line is parallel to n with the gap's length."""
+    out = S.draw_contact(ax, (1.0, 0.5), (0.0, 2.0), gap=0.3, length=0.5)
+    tail, head = out["normal"]["arrow"]._posA_posB
+    np.testing.assert_allclose(np.subtract(head, tail), [0.0, 0.5], atol=1e-12)
+    tail, head = out["tangent"]["arrow"]._posA_posB
+    np.testing.assert_allclose(np.subtract(head, tail), [0.5, 0.0], atol=1e-12)
+    xs, ys = out["gap"].get_data()
+    assert xs[0] == pytest.approx(xs[1]) and ys[1] - ys[0] == pytest.approx(0.3)
+    assert out["label"].get_text() == "g"
+    assert S.draw_contact(ax, (0, 0), (1, 0))["gap"] is None
+    with pytest.raises(ShapeError):
+        S.draw_contact(ax, (0, 0), (0, 0))
+
+
+@pytest.mark.parametrize("mu", [0.0, 0.3, 1.0, 2.5])
+def test_friction_cone_opens_by_atan_mu_about_the_normal(ax, mu):
+    normal = np.array([0.6, 0.8])
+    out = S.draw_friction_cone(ax, (0.2, 0.1), normal, mu, length=0.7, label="μ")
+    for line in out["edges"]:
+        (x0, x1), (y0, y1) = line.get_data()
+        edge = np.array([x1 - x0, y1 - y0])
+        assert np.hypot(*edge) == pytest.approx(0.7)
+        assert np.arccos(edge @ normal / 0.7) == pytest.approx(np.arctan(mu), abs=1e-12)
+    e0, e1 = (np.subtract(*np.array(line.get_data()).T[::-1]) for line in out["edges"])
+    def cross(a, b):
+        return a[0] * b[1] - a[1] * b[0]
+
+    assert cross(normal, e0) * cross(normal, e1) <= 1e-15                # one edge on each side
+    assert len(out["cone"].get_xy()) >= 3 and out["label"].get_text() == "μ"
+    with pytest.raises(ShapeError, match="friction coefficient"):
+        S.draw_friction_cone(ax, (0, 0), (0, 1), -0.1)
