@@ -21,17 +21,20 @@ id     exercise                                                points
 4.6b   ... its mass matrix M(q) at a position (variants)       2
 4.6c   ... its q̈ and λ under gravity, KKT (variants)           2
 4.7    The KKT solve for (q̈, λ), any size (a function)         2
+4.8    The car towing a trailer: n, m, k, DOF in three sets    1
+4.9    The rack-and-pinion pair's Φ, Φ_q, γ (a function)       2
 =====  ======================================================  ======
 
 Practice inside the chapter's pages (0 points, never released or graded; each solution folded on its
 page): 4.P1 (page 4.1, the relative double pendulum's M = J^T M_x J), 4.P2 (page 4.2, the cut joint's
 Jacobian Phi_x J of the relative four-bar), 4.P3 (page 4.3, the block pattern of the slider-crank's Phi_q),
-4.P4 (page 4.4, a 3R arm's Cartesian counts with Euler parameters).
+4.P4 (page 4.4, a 3R arm's Cartesian counts with Euler parameters), 4.P5 (page 4.5, the rack-and-pinion
+row in relative coordinates), 4.P6 (page 4.5, the steering ratio from the loop's Jacobian).
 
 4.6b and 4.6c have per-student variants (the slider-crank's lengths, masses, crank
 angle and rate; both parts draw from the problem's seed, so a student's two parts
-describe one mechanism); 4.7 is graded on hidden systems of other sizes.  4.1-4.5
-and 4.6a are the same for everyone: counts and sparsity patterns of named mechanisms,
+describe one mechanism); 4.7 is graded on hidden systems of other sizes, 4.9 on hidden
+pairs.  4.1-4.5, 4.6a and 4.8 are the same for everyone: counts and sparsity patterns of named mechanisms,
 which do not depend on numbers, and formulas.
 
 References: document 001 of the course (§四, and its closing paragraph after §五: "no
