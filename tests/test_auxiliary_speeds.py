@@ -65,7 +65,7 @@ def test_symbolic_rod_pendulum_is_the_hand_formula():
     hanging = sp.Matrix([[0, 1, 0], [-1, 0, 0], [0, 0, 1]])            # the rod's x axis points down at θ = 0
     rod.add_link("rod", Joint("pin", axis=(0, 0, 1), rotation=hanging),
                  RigidBody(m, com=(L / 2, 0, 0), inertia=[0, m * L**2 / 12, m * L**2 / 12]))
-    alpha = (tau - m * g * L / 2 * sp.sin(th)) / (m * L**2 / 3)      # J_O α = τ − m g L/2 sin θ (about the pin)
+    alpha = (tau - m * g * L / 2 * sp.sin(th)) / (m * L**2 / 3)  # J_O α = τ − m g L/2 sin θ
     r = auxiliary_reactions(rod, [th], [w], [alpha], gravity=(0, -g, 0))
     f = r.force_global[0, :]
     e_r = sp.Matrix([sp.sin(th), -sp.cos(th), 0])                      # pin -> centre
