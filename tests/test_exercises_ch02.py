@@ -1007,3 +1007,75 @@ def test_practice_never_crashes_never_correct(answer):
         v = evaluate(ex.id, answer)
         assert v.verdict in ("wrong", "unanswered", "error"), (ex.id, v)
         assert (v.verdict == "unanswered") == (answer is None)
+
+
+# ---------------------------------------------------------------- mass distribution (page 2.1): 2.P7, 2.10
+def _gauss_points(mass, edges, centre=(0, 0, 0), A=None):
+    """A uniform box as 8 point masses at the 2-point Gauss-Legendre nodes: exact for the quadratic
+    integrands of the inertia, so the definition I = sum m (r.r 1 - r r^T) holds exactly (no parallel
+    axes)."""
+    A = np.eye(3) if A is None else A
+    half = np.asarray(edges, dtype=float) / 2 / np.sqrt(3.0)
+    nodes = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * half
+    return [(mass / 8, np.asarray(centre, dtype=float) + A @ p) for p in nodes]
+
+
+def _inertia_of_points(points):
+    m = sum(w for w, _ in points)
+    c = sum(w * r for w, r in points) / m
+    return sum(w * ((r - c) @ (r - c) * np.eye(3) - np.outer(r - c, r - c)) for w, r in points)
+
+
+def test_gauss_points_reproduce_a_box():
+    box = _gauss_points(12.0, (1.0, 2.0, 3.0))
+    np.testing.assert_allclose(_inertia_of_points(box), np.diag([13.0, 10.0, 5.0]), atol=1e-12)
+
+
+def test_2_P7_bracket_with_bolt_from_point_masses():
+    from mbdlib.exercises.ch02 import BOLT_P7, BRACKET_LEGS, BRACKET_RHO, BRACKET_T
+
+    points = [p for a, b, c in BRACKET_LEGS
+              for p in _gauss_points(BRACKET_RHO * a * b * BRACKET_T, (a, b, BRACKET_T), (*c, 0.0))]
+    with_bolt = points + [(BOLT_P7["mass"], np.asarray(BOLT_P7["at"], dtype=float))]
+    moments = np.linalg.eigvalsh(_inertia_of_points(with_bolt))
+    assert_correct("2.P7", moments)
+    assert_hint("2.P7", moments[::-1], "ascending")
+    assert_hint("2.P7", np.linalg.eigvalsh(_inertia_of_points(points)), "bolt is missing")
+    assert_hint("2.P7", np.sort(np.diag(_inertia_of_points(with_bolt))), "eigenvalues")
+    m_all = sum(w for w, _ in with_bolt)
+    c = sum(w * r for w, r in with_bolt) / m_all
+    d = np.asarray(BOLT_P7["at"]) - c
+    not_moved = _inertia_of_points(points) + BOLT_P7["mass"] * (d @ d * np.eye(3) - np.outer(d, d))
+    assert_hint("2.P7", np.linalg.eigvalsh(not_moved), "moved to the new centre")
+
+
+def _satellite_points(p, tilted=True):
+    A = rot_y_(math.radians(p["tilt_deg"])) if tilted else np.eye(3)
+    return (_gauss_points(p["bus_mass"], p["bus_edges"])
+            + _gauss_points(p["panel_mass"], p["panel_edges"], p["panel_at"], A))
+
+
+def rot_y_(a):
+    return np.array([[math.cos(a), 0, math.sin(a)], [0, 1, 0], [-math.sin(a), 0, math.cos(a)]])
+
+
+@pytest.mark.parametrize("seed", [None, *VARIANT_SEEDS])
+def test_2_10_satellite_from_point_masses_and_hints(seed):
+    ex = get("2.10")
+    p = ex.params if seed is None else ex.params_for(np.random.default_rng(seed))
+    moments = np.linalg.eigvalsh(_inertia_of_points(_satellite_points(p)))
+    assert_variant_correct("2.10", moments, p)
+    assert ex.sanity(moments, **p) is None
+    assert_variant_hint("2.10", np.linalg.eigvalsh(_inertia_of_points(_satellite_points(p, tilted=False))), p,
+                        "turned about y")
+    assert_variant_hint("2.10", moments[::-1], p, "ascending")
+    assert "ascending" in ex.sanity(moments[::-1], **p)
+    assert_variant_hint("2.10", np.sort(np.diag(_inertia_of_points(_satellite_points(p)))), p, "eigenvalues")
+    # about the bus's centre instead of the satellite's: the definition with r measured from the origin
+    pts = _satellite_points(p)
+    I_bus = sum(w * (r @ r * np.eye(3) - np.outer(r, r)) for w, r in pts)
+    assert_variant_hint("2.10", np.linalg.eigvalsh(I_bus), p, "whole satellite")
+
+
+def test_2_10_variants_differ():
+    assert_keys_differ("2.10", variants("2.10"))

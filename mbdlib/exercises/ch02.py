@@ -70,13 +70,13 @@ from functools import cache
 import numpy as np
 import sympy as sp
 
-from ..bodies import RigidBody
+from ..bodies import RigidBody, combine, parallel_axis, principal_axes
 from ..chain import Chain, Joint
 from ..dynamics import bias_forces, forward_dynamics, mass_matrix
 from ..kinematics import partial_velocities
 from ..lagrange import lagrange_equations
 from ..newton_euler import newton_euler_body, rnea
-from ..rotations import dcm_from_euler, dcm_from_quat, rot_x, rot_z
+from ..rotations import dcm_from_euler, dcm_from_quat, rot_x, rot_y, rot_z
 from ..urdf import data_path, load_urdf
 from .core import Exercise, Mistake, register
 
@@ -1252,6 +1252,158 @@ register(
                 lambda: _G_ur5((0.0, -G_ACC, 0.0)),
                 "gravity along -y is the convention of the planar chains; the UR5's base frame has z up, "
                 "so gravity=(0, 0, -9.81)",
+            ),
+        ],
+    )
+)
+
+
+# ================================================================== the new topic pages of chapter 2
+# ------------------------------------------------------------------ 2.P7 (page 2.1) the bracket with a bolt
+# the L-shaped steel bracket of page 2.1: two plates 10 mm thick, (length x, width y, centre x, y) in m
+BRACKET_LEGS = ((0.4, 0.05, (0.2, 0.025)), (0.05, 0.3, (0.025, 0.2)))
+BRACKET_RHO, BRACKET_T = 7800.0, 0.01
+BOLT_P7 = {"mass": 0.2, "at": (0.025, 0.35, 0.0)}
+
+
+def _bracket():
+    parts = [(RigidBody.box(BRACKET_RHO * a * b * BRACKET_T, a, b, BRACKET_T), (*c, 0.0))
+             for a, b, c in BRACKET_LEGS]
+    return combine(parts, name="bracket")
+
+
+def _bolted(move_bracket=True):
+    """Inertia of bracket + bolt about their common centre of mass (or with the bracket's not moved)."""
+    b, m = _bracket(), BOLT_P7["mass"]
+    r = _vec(BOLT_P7["at"])
+    c = (b.mass * b.com + m * r) / (b.mass + m)
+    I = parallel_axis(b.inertia, b.mass, (b.com - c) if move_bracket else np.zeros(3))
+    return I + parallel_axis(np.zeros((3, 3)), m, r - c)
+
+
+def _moments_p7():
+    """The principal moments, ascending, of bracket + bolt (combine, principal_axes)."""
+    bolt = RigidBody(BOLT_P7["mass"], name="bolt", allow_degenerate=True)
+    return principal_axes(combine([_bracket(), (bolt, BOLT_P7["at"])], name="bracket with bolt").inertia)[0]
+
+
+register(
+    Exercise(
+        "2.P7",
+        "The principal moments of the bracket with a bolt",
+        0,
+        reference=_moments_p7,
+        mistakes=[
+            Mistake(
+                lambda: np.sort(np.linalg.eigvalsh(_bolted(move_bracket=False))),
+                "the bolt moves the centre of mass, so the bracket's own inertia must be moved to the new "
+                "centre too (parallel-axis theorem)",
+            ),
+            Mistake(
+                lambda: principal_axes(_bracket().inertia)[0],
+                "those are the bracket's own principal moments: the bolt is missing (a point mass has no "
+                "inertia about its own centre, but m d^2 about the common centre of mass)",
+            ),
+            Mistake(
+                lambda: np.sort(np.diag(_bolted())),
+                "those are the diagonal entries (moments about x, y, z); the bracket has a product of "
+                "inertia, so the principal moments are the eigenvalues",
+            ),
+            Mistake(
+                lambda: np.sort(np.linalg.eigvalsh(_bolted()))[::-1],
+                "the order: give the principal moments ascending, I1 <= I2 <= I3",
+            ),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 2.10 a satellite with a solar panel
+# the bus: a uniform box centred at the origin of the satellite frame; the panel: a uniform plate (box) whose
+# centre is at `panel_at` and which is turned by `tilt_deg` about the satellite's y axis (its long axis)
+SATELLITE_10 = {"bus_mass": 40.0, "bus_edges": (0.6, 0.5, 0.8), "panel_mass": 6.0,
+                "panel_edges": (0.02, 1.2, 0.5), "panel_at": (0.0, 0.95, 0.1), "tilt_deg": 30.0}
+
+
+def _satellite_parts(bus_mass, bus_edges, panel_mass, panel_edges, panel_at, tilt_deg, tilted=True):
+    bus = RigidBody.box(float(bus_mass), *(float(e) for e in bus_edges), name="bus")
+    panel = RigidBody.box(float(panel_mass), *(float(e) for e in panel_edges), name="panel")
+    A = rot_y(np.radians(float(tilt_deg))) if tilted else np.eye(3)
+    return [bus, (panel, _vec(panel_at), A)]
+
+
+def _moments_10(**p):
+    """The principal moments (ascending) of bus + panel about their common centre of mass."""
+    return principal_axes(combine(_satellite_parts(**p), name="satellite").inertia)[0]
+
+
+def _satellite_inertia(about_bus=False, tilted=True, steiner=True, **p):
+    """The inertia of the satellite written out (parallel axes by hand), with a chosen mistake."""
+    parts = _satellite_parts(**p, tilted=tilted)
+    bus, (panel, r_p, A) = parts
+    m = bus.mass + panel.mass
+    c = np.zeros(3) if about_bus else panel.mass * r_p / m
+    I_panel = A @ panel.inertia @ A.T
+    I = parallel_axis(bus.inertia, bus.mass, -c) + (parallel_axis(I_panel, panel.mass, r_p - c) if steiner
+                                                   else I_panel)
+    return I
+
+
+def _satellite_variant(rng) -> dict:
+    """Own masses, sizes, panel position and tilt (a real, asymmetric satellite)."""
+    bus_edges = [round(float(e), 2) for e in rng.uniform(0.4, 0.9, 3)]
+    panel_edges = [0.02, round(float(rng.uniform(0.8, 1.6)), 2), round(float(rng.uniform(0.3, 0.6)), 2)]
+    reach = bus_edges[1] / 2 + panel_edges[1] / 2 + round(float(rng.uniform(0.0, 0.1)), 2)
+    return {"bus_mass": round(float(rng.uniform(25.0, 60.0)), 1), "bus_edges": bus_edges,
+            "panel_mass": round(float(rng.uniform(3.0, 9.0)), 1), "panel_edges": panel_edges,
+            "panel_at": [0.0, round(reach, 2), round(float(rng.uniform(-0.2, 0.2)), 2)],
+            "tilt_deg": float(rng.choice([-1, 1]) * rng.integers(15, 61))}
+
+
+def _ascending(answer, **_) -> str | None:
+    m = np.asarray(answer, dtype=float).reshape(-1)
+    if m.shape == (3,) and np.all(np.isfinite(m)):
+        if np.any(np.diff(m) < 0):
+            return "give the principal moments in ascending order, I1 <= I2 <= I3"
+        if m[0] + m[1] < m[2] * (1 - 1e-9):
+            return ("I1 + I2 < I3: no real body has such principal moments (the triangle inequality); check "
+                    "the parallel-axis terms")
+    return None
+
+
+register(
+    Exercise(
+        "2.10",
+        "A satellite with a solar panel: its principal moments of inertia",
+        2,
+        reference=_moments_10,
+        params=SATELLITE_10,
+        variant=_satellite_variant,
+        sanity=_ascending,
+        mistakes=[
+            Mistake(
+                lambda **p: np.linalg.eigvalsh(_satellite_inertia(tilted=False, **p)),
+                "the panel is turned about y: turn its central inertia into the satellite frame first, "
+                "A I' A^T with A = rot_y(tilt)",
+            ),
+            Mistake(
+                lambda **p: np.linalg.eigvalsh(_satellite_inertia(about_bus=True, **p)),
+                "that is the inertia about the bus's centre; the principal moments are taken about the "
+                "centre of mass of the whole satellite (the panel moves it)",
+            ),
+            Mistake(
+                lambda **p: np.linalg.eigvalsh(_satellite_inertia(steiner=False, **p)),
+                "the panel's central inertia must also be moved to the satellite's centre of mass: add "
+                "m (d.d 1 - d d^T) (parallel-axis theorem)",
+            ),
+            Mistake(
+                lambda **p: np.sort(np.diag(_satellite_inertia(**p))),
+                "those are the diagonal entries (moments about x, y, z); with products of inertia the "
+                "principal moments are the eigenvalues of I_C",
+            ),
+            Mistake(
+                lambda **p: np.linalg.eigvalsh(_satellite_inertia(**p))[::-1],
+                "the order: give the principal moments ascending, I1 <= I2 <= I3",
             ),
         ],
     )
