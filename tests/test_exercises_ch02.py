@@ -1079,3 +1079,59 @@ def test_2_10_satellite_from_point_masses_and_hints(seed):
 
 def test_2_10_variants_differ():
     assert_keys_differ("2.10", variants("2.10"))
+
+
+# ---------------------------------------------------------------- loads (page 2.3): 2.P8, 2.11
+def test_2_P8_tip_force_by_the_power_of_the_force():
+    """Q_j = F . d r_tip / d q_j, by finite differences of the tip position written here."""
+    from mbdlib.exercises.ch02 import ARM_P8
+
+    (L1_, L2_), q, F = ARM_P8["lengths"], np.radians(ARM_P8["q_deg"]), np.array(ARM_P8["F_tip"][:2])
+
+    def tip(x, lever2=L2_):
+        return np.array([L1_ * np.cos(x[0]) + lever2 * np.cos(x[0] + x[1]),
+                         L1_ * np.sin(x[0]) + lever2 * np.sin(x[0] + x[1])])
+
+    h = 1e-6
+    cols = [(tip(q + h * e) - tip(q - h * e)) / (2 * h) for e in np.eye(2)]
+    Q = np.array([F @ c for c in cols])
+    assert_correct("2.P8", Q)
+    assert_hint("2.P8", -Q, "sign")
+    assert_hint("2.P8", [0.0, Q[1]], "joint 1")
+    cols_c = [(tip(q + h * e, L2_ / 2) - tip(q - h * e, L2_ / 2)) / (2 * h) for e in np.eye(2)]
+    assert_hint("2.P8", [F @ c for c in cols_c], "centre of mass")
+
+
+def _door_Q_by_energy_and_damper(p):
+    """Q of the closer from the spring's energy (finite differences of V(theta)) plus the damper's power
+    divided by theta_dot: two facts of page 2.3, not the projection the registry uses."""
+    A, b = np.asarray(p["anchor"], dtype=float), p["b"]
+
+    def length(th):
+        return np.linalg.norm(b * np.array([np.cos(th), np.sin(th)]) - A)
+
+    th, h = math.radians(p["theta_deg"]), 1e-6
+    dl = (length(th + h) - length(th - h)) / (2 * h)             # d l / d theta
+    spring = -p["stiffness"] * (length(th) - p["rest_length"]) * dl
+    damper = -p["damping"] * (dl * p["theta_dot"]) ** 2 / p["theta_dot"]
+    return spring + damper, spring, dl
+
+
+@pytest.mark.parametrize("seed", [None, *VARIANT_SEEDS])
+def test_2_11_door_closer_by_energy_and_power(seed):
+    ex = get("2.11")
+    p = ex.params if seed is None else ex.params_for(np.random.default_rng(seed))
+    Q, spring, dl = _door_Q_by_energy_and_damper(p)
+    assert Q < 0 and dl > 0                                      # the hints: it pulls the opening door shut
+    assert_variant_correct("2.11", Q, p)
+    assert_variant_hint("2.11", spring, p, "damper is missing")
+    assert_variant_hint("2.11", -Q, p, "sign")
+    A, th = np.asarray(p["anchor"], dtype=float), math.radians(p["theta_deg"])
+    whole = -p["stiffness"] * np.linalg.norm(p["b"] * np.array([np.cos(th), np.sin(th)]) - A) * dl
+    assert_variant_hint("2.11", whole + (Q - spring), p, "free length")
+    about_centre = (1 - p["width"] / (2 * p["b"])) * Q                 # lever b - w/2 instead of b
+    assert_variant_hint("2.11", about_centre, p, "centre of mass")
+
+
+def test_2_11_variants_differ():
+    assert_keys_differ("2.11", variants("2.11"))

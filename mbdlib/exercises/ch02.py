@@ -73,8 +73,9 @@ import sympy as sp
 from ..bodies import RigidBody, combine, parallel_axis, principal_axes
 from ..chain import Chain, Joint
 from ..dynamics import bias_forces, forward_dynamics, mass_matrix
-from ..kinematics import partial_velocities
+from ..kinematics import forward_kinematics, partial_velocities, point_position, point_velocity
 from ..lagrange import lagrange_equations
+from ..loads import generalized_forces, resultant, spring_damper
 from ..newton_euler import newton_euler_body, rnea
 from ..rotations import dcm_from_euler, dcm_from_quat, rot_x, rot_y, rot_z
 from ..urdf import data_path, load_urdf
@@ -1404,6 +1405,144 @@ register(
             Mistake(
                 lambda **p: np.linalg.eigvalsh(_satellite_inertia(**p))[::-1],
                 "the order: give the principal moments ascending, I1 <= I2 <= I3",
+            ),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 2.P8 (page 2.3) a tip force through J^T
+ARM_P8 = {"lengths": (0.8, 0.6), "masses": (3.0, 2.0), "q_deg": (40.0, -70.0), "F_tip": (20.0, -10.0, 0.0)}
+
+
+def _arm_p8():
+    return Chain.planar(list(ARM_P8["lengths"]), masses=list(ARM_P8["masses"]), name="two-link arm")
+
+
+def _Q_p8():
+    """Q of the tip force: reduced to link 2's centre of mass and projected (loads.generalized_forces)."""
+    arm, q = _arm_p8(), np.radians(ARM_P8["q_deg"])
+    tip = (ARM_P8["lengths"][1], 0.0, 0.0)
+    r_tip = point_position(arm, q, 1, tip)
+    r_c2 = forward_kinematics(arm, q).r_c(1)
+    return generalized_forces(arm, q, {1: resultant([(_vec(ARM_P8["F_tip"]), r_tip)], about=r_c2)})
+
+
+def _Q_p8_written(point="tip", sign=1.0, joints=(0, 1)):
+    """J^T F written out from the cumulative angles, with a chosen mistake."""
+    (L1_, L2_), q = ARM_P8["lengths"], np.radians(ARM_P8["q_deg"])
+    phi1, phi2 = q[0], q[0] + q[1]
+    lever2 = L2_ if point == "tip" else L2_ / 2
+    perp = lambda a: np.array([-np.sin(a), np.cos(a), 0.0])       # noqa: E731
+    cols = [L1_ * perp(phi1) + lever2 * perp(phi2), lever2 * perp(phi2)]
+    F = _vec(ARM_P8["F_tip"])
+    return np.array([sign * F @ cols[j] if j in joints else 0.0 for j in range(2)])
+
+
+register(
+    Exercise(
+        "2.P8",
+        "The generalized forces of a tip force, J^T F",
+        0,
+        reference=_Q_p8,
+        mistakes=[
+            Mistake(
+                lambda: _Q_p8_written(point="centre"),
+                "that is the Jacobian of link 2's centre of mass: the force acts at the tip, so use the "
+                "tip's Jacobian (point (0.6, 0, 0) of link 2)",
+            ),
+            Mistake(
+                lambda: _Q_p8_written(sign=-1.0),
+                "the sign is wrong: Q = J^T F is the power of the force per unit rate (-Q would hold the arm "
+                "against it)",
+            ),
+            Mistake(
+                lambda: _Q_p8_written(joints=(1,)),
+                "the force acts on link 2, but turning joint 1 moves the tip as well: Q_1 = F . (column 1 of "
+                "the Jacobian) is not zero",
+            ),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 2.11 a door closer: a generalized force
+# Seen from above: the door turns about the vertical hinge axis z at the origin, by theta from the closed
+# position along +x, opening towards +y; a closer (spring-damper) runs from the anchor A on the wall (y < 0)
+# to the point B of the door at b from the hinge, and pulls the door shut.
+DOOR_11 = {"width": 0.9, "mass": 25.0, "anchor": (0.4, -0.05), "b": 0.3, "stiffness": 300.0,
+           "damping": 40.0, "rest_length": 0.05, "theta_deg": 55.0, "theta_dot": 0.8}
+
+
+def _door_chain(width, mass):
+    return Chain.planar([float(width)], masses=[float(mass)], name="door")
+
+
+def _Q_11(width, mass, anchor, b, stiffness, damping, rest_length, theta_deg, theta_dot):
+    """The closer's generalized force on theta: force on B reduced to the door's centre, projected."""
+    door, q, qd = _door_chain(width, mass), [np.radians(float(theta_deg))], [float(theta_dot)]
+    B = (float(b), 0.0, 0.0)
+    r_B, v_B = point_position(door, q, 0, B), point_velocity(door, q, qd, 0, B)
+    A = np.array([*anchor, 0.0], dtype=float)
+    F_B = spring_damper(A, r_B, np.zeros(3), v_B, stiffness, damping, rest_length)
+    r_c = forward_kinematics(door, q).r_c(0)
+    return float(generalized_forces(door, q, {0: resultant([(F_B, r_B)], about=r_c)})[0])
+
+
+def _Q_11_written(width, mass, anchor, b, stiffness, damping, rest_length, theta_deg, theta_dot,
+                  damper=1.0, stretch=True, sign=1.0, about="hinge"):
+    """Q = (b e(theta) x F_B) . z written out, with a chosen mistake."""
+    th = np.radians(float(theta_deg))
+    e, e_perp = np.array([np.cos(th), np.sin(th)]), np.array([-np.sin(th), np.cos(th)])
+    r_B, v_B = float(b) * e, float(b) * float(theta_dot) * e_perp
+    d = r_B - np.asarray(anchor, dtype=float)
+    length = np.hypot(*d)
+    u = d / length
+    tension = float(stiffness) * (length - (float(rest_length) if stretch else 0.0)) \
+        + damper * float(damping) * (u @ v_B)
+    F_B = -tension * u
+    lever = r_B - (float(width) / 2 * e if about == "centre" else 0.0)
+    return sign * float(lever[0] * F_B[1] - lever[1] * F_B[0])
+
+
+def _door_variant(rng) -> dict:
+    def u(lo, hi, digits=2):
+        return round(float(rng.uniform(lo, hi)), digits)
+
+    return {"width": u(0.75, 1.0), "mass": u(15.0, 40.0, 1), "anchor": [u(0.3, 0.5), u(-0.1, -0.02)],
+            "b": u(0.2, 0.4), "stiffness": float(rng.integers(15, 50) * 10),
+            "damping": float(rng.integers(2, 9) * 10), "rest_length": u(0.02, 0.06),
+            "theta_deg": float(rng.integers(20, 91)), "theta_dot": u(0.3, 1.5, 1)}
+
+
+register(
+    Exercise(
+        "2.11",
+        "A door closer: its generalized force on the door",
+        2,
+        reference=_Q_11,
+        params=DOOR_11,
+        variant=_door_variant,
+        mistakes=[
+            Mistake(
+                lambda **p: _Q_11_written(**p, damper=0.0),
+                "the damper is missing: the closer's tension is k (l - l0) + c l_dot, and the door is "
+                "opening, so l_dot is not zero",
+            ),
+            Mistake(
+                lambda **p: _Q_11_written(**p, stretch=False),
+                "the spring's force is k (l - l0): it pulls with the stretch beyond its free length, not "
+                "with its whole length",
+            ),
+            Mistake(
+                lambda **p: _Q_11_written(**p, sign=-1.0),
+                "the sign is wrong: the closer pulls the door shut, so its generalized force on the opening "
+                "angle is negative here (Q is the closer's power per unit theta_dot)",
+            ),
+            Mistake(
+                lambda **p: _Q_11_written(**p, about="centre"),
+                "that is the moment about the door's centre of mass; the door turns about its hinge, so Q is "
+                "the moment about the hinge axis (or: F . v_C^(1) + M_C . omega^(1))",
             ),
         ],
     )
