@@ -1135,3 +1135,73 @@ def test_2_11_door_closer_by_energy_and_power(seed):
 
 def test_2_11_variants_differ():
     assert_keys_differ("2.11", variants("2.11"))
+
+
+# ---------------------------------------------------------------- generalized speeds (page 2.6): 2.P9, 2.12
+def test_2_P9_mass_matrix_in_absolute_speeds_from_the_kinetic_energy():
+    """T = 1/2 u^T M_u u with the rods' velocities written in the absolute angular speeds u (by hand)."""
+    from mbdlib.exercises.ch02 import Q2_P9_DEG
+
+    q2 = math.radians(Q2_P9_DEG)
+    u1_, u2_ = sp.symbols("u1 u2")
+    q1 = 0.0
+    phi2 = q1 + q2                                 # rod 2's absolute angle; its rate is u2
+    e_perp = lambda a: sp.Matrix([-sp.sin(a), sp.cos(a)])          # noqa: E731
+    v1 = sp.Rational(1, 2) * u1_ * e_perp(q1)
+    v2 = u1_ * e_perp(q1) + sp.Rational(1, 2) * u2_ * e_perp(phi2)
+    T = (v1.dot(v1) + v2.dot(v2)) / 2 + (u1_**2 + u2_**2) / 24      # 1 kg, 1 m rods: I_C = 1/12
+    M_u = np.array(sp.hessian(T, (u1_, u2_)), dtype=float)
+    assert_correct("2.P9", M_u)
+    W = np.array([[1.0, 0.0], [-1.0, 1.0]])
+    M_q = np.linalg.inv(W).T @ M_u @ np.linalg.inv(W)                # back to the relative rates
+    assert_hint("2.P9", M_q, "relative rates")
+    Y = np.linalg.inv(W)
+    assert_hint("2.P9", Y.T @ M_q @ Y, "transforms with Y")
+    assert_hint("2.P9", W @ M_q @ W.T, "wrong side")
+
+
+def _hover_by_newton(p):
+    """q_dot and u_dot from the global equations: v = A (u1, u2); m a = A F; u_dot = d/dt (A^T v) by finite
+    differences along a short motion integrated in global coordinates (scipy)."""
+    th0, (u1_, u2_, u3_) = math.radians(p["theta_deg"]), p["u"]
+
+    def A(th):
+        return np.array([[math.cos(th), -math.sin(th)], [math.sin(th), math.cos(th)]])
+
+    v0 = A(th0) @ [u1_, u2_]
+
+    def rhs(t, x):
+        return [*x[3:], *(A(x[2]) @ p["force"] / p["mass"]), p["torque"] / p["J"]]
+
+    def u_at(t):
+        if t == 0:
+            x = np.array([0.0, 0.0, th0, *v0, u3_])
+        else:
+            x = solve_ivp(rhs, (0, t), [0.0, 0.0, th0, *v0, u3_], rtol=1e-12, atol=1e-13).y[:, -1]
+        return np.array([*(A(x[2]).T @ x[3:5]), x[5]])
+
+    h = 1e-4
+    u_dot = (u_at(h) - u_at(0.0)) / h                              # forward difference (t >= 0 only)
+    u_dot2 = (u_at(2 * h) - u_at(0.0)) / (2 * h)
+    return np.array([*v0, u3_]), 2 * u_dot - u_dot2                # Richardson: second order
+
+
+@pytest.mark.parametrize("seed", [None, *VARIANT_SEEDS])
+def test_2_12_hovercraft_against_the_global_equations(seed):
+    p = get("2.12a").params if seed is None else get("2.12a").params_for(np.random.default_rng(seed))
+    assert p == (get("2.12b").params if seed is None else get("2.12b").params_for(np.random.default_rng(seed)))
+    q_dot, u_dot = _hover_by_newton(p)
+    assert_variant_correct("2.12a", q_dot, p)
+    assert_variant_correct("2.12b", u_dot, p)
+    exact = get("2.12b").key(params=p)
+    th, (u1_, u2_, u3_) = math.radians(p["theta_deg"]), p["u"]
+    A = np.array([[math.cos(th), -math.sin(th)], [math.sin(th), math.cos(th)]])
+    assert_variant_hint("2.12a", [*(A.T @ [u1_, u2_]), u3_], p, "wrong way round")
+    assert_variant_hint("2.12a", [*q_dot[:2], 0.0], p, "theta_dot is missing")
+    (F1, F2), m = p["force"], p["mass"]
+    assert_variant_hint("2.12b", [F1 / m, F2 / m, exact[2]], p, "transport term")
+    assert_variant_hint("2.12b", [F1 / m - u3_ * u2_, F2 / m + u3_ * u1_, exact[2]], p, "wrong sign")
+
+
+def test_2_12_variants_differ():
+    assert_keys_differ("2.12b", variants("2.12b"))

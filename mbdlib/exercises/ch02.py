@@ -72,11 +72,13 @@ import sympy as sp
 
 from ..bodies import RigidBody, combine, parallel_axis, principal_axes
 from ..chain import Chain, Joint
+from ..dae import accelerations
 from ..dynamics import bias_forces, forward_dynamics, mass_matrix
 from ..kinematics import forward_kinematics, partial_velocities, point_position, point_velocity
 from ..lagrange import lagrange_equations
 from ..loads import generalized_forces, resultant, spring_damper
 from ..newton_euler import newton_euler_body, rnea
+from ..planar import PlanarModel
 from ..rotations import dcm_from_euler, dcm_from_quat, rot_x, rot_y, rot_z
 from ..urdf import data_path, load_urdf
 from .core import Exercise, Mistake, register
@@ -1543,6 +1545,146 @@ register(
                 lambda **p: _Q_11_written(**p, about="centre"),
                 "that is the moment about the door's centre of mass; the door turns about its hinge, so Q is "
                 "the moment about the hinge axis (or: F . v_C^(1) + M_C . omega^(1))",
+            ),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 2.P9 (page 2.6) M in new speeds
+# the double pendulum (1 kg, 1 m rods) in the absolute angular speeds u = (q1_dot, q1_dot + q2_dot)
+Q2_P9_DEG = 60.0
+W_P9 = np.array([[1.0, 0.0], [-1.0, 1.0]])      # q_dot = W u
+Y_P9 = np.array([[1.0, 0.0], [1.0, 1.0]])       # u = Y q_dot
+
+
+def _M_q_p9():
+    return mass_matrix(_pendulum_p3(), np.array([0.0, np.radians(Q2_P9_DEG)]))
+
+
+register(
+    Exercise(
+        "2.P9",
+        "The double pendulum's mass matrix in absolute angular speeds",
+        0,
+        reference=lambda: W_P9.T @ _M_q_p9() @ W_P9,
+        mistakes=[
+            Mistake(
+                lambda: Y_P9.T @ _M_q_p9() @ Y_P9,
+                "that transforms with Y (u = Y q_dot); the mass matrix transforms with W, the matrix of "
+                "q_dot = W u: M_u = W^T M W",
+            ),
+            Mistake(
+                lambda: W_P9 @ _M_q_p9() @ W_P9.T,
+                "the transposes are on the wrong side: M_u = W^T M W (the partial velocities for u_r are the "
+                "columns of W combined)",
+            ),
+            Mistake(
+                lambda: _M_q_p9(),
+                "that is the mass matrix in the relative rates q_dot; transform it to the speeds u with "
+                "M_u = W^T M W",
+            ),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 2.12 a hovercraft in body-frame speeds
+# A planar rigid body (mass m, central moment J about the vertical) with coordinates q = (x, y, theta) and the
+# generalized speeds u = (u1, u2, u3): the velocity of its centre of mass in its own axes (forward, sideways)
+# and its turning rate. Thrusters give a force (F1, F2) in body axes at the centre of mass and a torque T.
+HOVER_12 = {"mass": 120.0, "J": 30.0, "theta_deg": 35.0, "u": (4.0, -0.6, 0.5), "force": (200.0, 80.0),
+            "torque": 15.0}
+
+
+def _hover_qd(theta_deg, u, transpose=False, turn=True, **_):
+    """q_dot = W(q) u: (x_dot, y_dot) = A(theta) (u1, u2), theta_dot = u3 (with a chosen mistake)."""
+    th = np.radians(float(theta_deg))
+    A = np.array([[np.cos(th), -np.sin(th)], [np.sin(th), np.cos(th)]])
+    u = _vec(u)
+    return np.array([*((A.T if transpose else A) @ u[:2]), u[2] if turn else 0.0])
+
+
+def _hover_model(mass, J, force):
+    """mbdlib's Cartesian planar body with the thrust turning with it (global components of A f)."""
+    model = PlanarModel(gravity=(0.0, 0.0))
+    body = model.add_body("hovercraft", float(mass), float(J))
+    f = _vec(force)
+    model.add_force(body, lambda t, q, qd: np.array([[np.cos(q[2]), -np.sin(q[2])],
+                                                     [np.sin(q[2]), np.cos(q[2])]]) @ f)
+    return model
+
+
+def _hover_udot(mass, J, theta_deg, u, force, torque):
+    """u_dot from mbdlib's Cartesian model: q_dd from the model, then u = A^T (x_dot, y_dot) differentiated,
+    u_dot = A^T a + (dA^T/dt) v = A^T a + theta_dot (u2, -u1)."""
+    model = _hover_model(mass, J, force)
+    model.add_torque("hovercraft", float(torque))
+    th = np.radians(float(theta_deg))
+    q, qd = np.array([0.0, 0.0, th]), _hover_qd(theta_deg, u)
+    qdd, _ = accelerations(model.system(), 0.0, q, qd)
+    A = np.array([[np.cos(th), -np.sin(th)], [np.sin(th), np.cos(th)]])
+    u = _vec(u)
+    lin = A.T @ qdd[:2] + u[2] * np.array([u[1], -u[0]])   # d/dt (A^T v) = A^T a + (dA^T/dt) v
+    return np.array([*lin, qdd[2]])
+
+
+def _hover_udot_written(mass, J, u, force, torque, transport=1.0, **_):
+    """m (u1_dot - u2 u3) = F1, m (u2_dot + u1 u3) = F2, J u3_dot = T (with a chosen mistake)."""
+    (u1, u2, u3), (F1, F2) = _vec(u), _vec(force)
+    m, J = float(mass), float(J)
+    return np.array([F1 / m + transport * u2 * u3, F2 / m - transport * u1 * u3, float(torque) / J])
+
+
+def _hover_variant(rng) -> dict:
+    def u(lo, hi, digits=1):
+        return round(float(rng.uniform(lo, hi)), digits)
+
+    return {"mass": u(80.0, 200.0, 0), "J": u(15.0, 60.0, 0), "theta_deg": float(rng.integers(-170, 171)),
+            "u": [u(2.0, 6.0), u(-1.0, 1.0), rng.choice([-1, 1]) * u(0.3, 0.9)],
+            "force": [u(50.0, 300.0, 0), u(-150.0, 150.0, 0)], "torque": u(-30.0, 30.0, 0)}
+
+
+register(
+    Exercise(
+        "2.12a",
+        "A hovercraft in body-frame speeds: the kinematic differential equations",
+        1,
+        reference=lambda **p: _hover_qd(p["theta_deg"], p["u"]),
+        params=HOVER_12,
+        variant=_hover_variant,
+        mistakes=[
+            Mistake(
+                lambda **p: _hover_qd(p["theta_deg"], p["u"], transpose=True),
+                "the rotation is the wrong way round: u1, u2 are body components, so the global velocity is "
+                "A(theta) (u1, u2) (A maps body to global components)",
+            ),
+            Mistake(
+                lambda **p: _hover_qd(p["theta_deg"], p["u"], turn=False),
+                "theta_dot is missing: the third kinematic differential equation is theta_dot = u3",
+            ),
+        ],
+    )
+)
+
+register(
+    Exercise(
+        "2.12b",
+        "A hovercraft in body-frame speeds: the accelerations of the speeds",
+        2,
+        reference=lambda **p: _hover_udot(**p),
+        params=HOVER_12,
+        variant=_hover_variant,
+        mistakes=[
+            Mistake(
+                lambda **p: _hover_udot_written(**p, transport=0.0),
+                "the body axes turn: the rate of the body components of the velocity is not the "
+                "acceleration; add the transport term of the turning frame (u3 times the other component)",
+            ),
+            Mistake(
+                lambda **p: _hover_udot_written(**p, transport=-1.0),
+                "the transport terms have the wrong sign: m (u1_dot - u2 u3) = F1 and "
+                "m (u2_dot + u1 u3) = F2 (a = u_dot + omega x u in body axes)",
             ),
         ],
     )
