@@ -1206,3 +1206,20 @@ def test_2_12_hovercraft_against_the_global_equations(seed):
 
 def test_2_12_variants_differ():
     assert_keys_differ("2.12b", variants("2.12b"))
+
+
+# ---------------------------------------------------------------- constraint forces (page 2.7): 2.P10
+def test_2_P10_pin_force_from_newton_for_the_centre():
+    """Newton for the centre of mass on its circle: the pin pulls with m g + m (L/2) w^2 at the bottom, where
+    w^2 follows from the energy of a rod turning about its end (m L^2 / 3)."""
+    from mbdlib.exercises.ch02 import ROD_P10
+
+    m, L, th0 = ROD_P10["mass"], ROD_P10["length"], math.radians(ROD_P10["release_deg"])
+    w2 = m * 9.81 * (L / 2) * (1 - math.cos(th0)) / (0.5 * m * L**2 / 3)
+    pull = m * 9.81 + m * (L / 2) * w2
+    assert_correct("2.P10", [0.0, pull])
+    assert_hint("2.P10", [0.0, m * 9.81], "centripetal")
+    assert_hint("2.P10", [0.0, -pull], "sign")
+    bob_w2 = 2 * 9.81 * (1 - math.cos(th0)) / L                    # a point mass at L on a massless rod
+    assert_hint("2.P10", [0.0, m * 9.81 + m * L * bob_w2], "point mass")
+    assert_hint("2.P10", [0.0, m * 9.81 + m * L * w2], "L/2")

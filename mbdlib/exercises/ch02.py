@@ -74,6 +74,7 @@ from ..bodies import RigidBody, combine, parallel_axis, principal_axes
 from ..chain import Chain, Joint
 from ..dae import accelerations
 from ..dynamics import bias_forces, forward_dynamics, mass_matrix
+from ..kane import auxiliary_reactions
 from ..kinematics import forward_kinematics, partial_velocities, point_position, point_velocity
 from ..lagrange import lagrange_equations
 from ..loads import generalized_forces, resultant, spring_damper
@@ -1685,6 +1686,67 @@ register(
                 lambda **p: _hover_udot_written(**p, transport=-1.0),
                 "the transport terms have the wrong sign: m (u1_dot - u2 u3) = F1 and "
                 "m (u2_dot + u1 u3) = F2 (a = u_dot + omega x u in body axes)",
+            ),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 2.P10 (page 2.7) a pin force
+ROD_P10 = {"mass": 1.0, "length": 1.0, "release_deg": 60.0}
+
+
+def _hanging_rod():
+    """A uniform rod about a pin, its x axis pointing down at theta = 0 (theta from the downward vertical)."""
+    m, L = ROD_P10["mass"], ROD_P10["length"]
+    down = np.array([[0.0, 1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    rod = Chain(name="rod")
+    rod.add_link("rod", Joint("pin", axis=(0, 0, 1), rotation=down),
+                 RigidBody(m, com=(L / 2, 0, 0), inertia=[0, m * L**2 / 12, m * L**2 / 12],
+                           allow_degenerate=True))
+    return rod
+
+
+def _pin_p10():
+    """The pin's force on the rod at the bottom, by auxiliary speeds (kane.auxiliary_reactions); the swing
+    speed there from the energy, theta_dot^2 = 3 g (1 - cos theta0) / L."""
+    w = np.sqrt(3 * G_ACC * (1 - np.cos(np.radians(ROD_P10["release_deg"]))) / ROD_P10["length"])
+    return auxiliary_reactions(_hanging_rod(), [0.0], [w], [0.0], gravity=(0, -G_ACC, 0)).force_global[0, :2]
+
+
+def _pin_written(centripetal=1.0, lever=0.5, point_mass=False, sign=1.0):
+    m, L, c0 = ROD_P10["mass"], ROD_P10["length"], np.cos(np.radians(ROD_P10["release_deg"]))
+    if point_mass:                                  # a bob at L: w^2 = 2 g (1 - cos) / L, pull m g + m L w^2
+        return np.array([0.0, sign * m * G_ACC * (3 - 2 * c0)])
+    w2 = 3 * G_ACC * (1 - c0) / L
+    return np.array([0.0, sign * (m * G_ACC + centripetal * m * lever * L * w2)])
+
+
+register(
+    Exercise(
+        "2.P10",
+        "The pin force of a swinging rod at the bottom",
+        0,
+        reference=_pin_p10,
+        mistakes=[
+            Mistake(
+                lambda: _pin_written(centripetal=0.0),
+                "that is the weight alone: at the bottom the rod is moving, and the pin must also supply "
+                "the centripetal force of its centre, m (L/2) theta_dot^2",
+            ),
+            Mistake(
+                lambda: _pin_written(point_mass=True),
+                "that is the force for a point mass at the end of a massless rod; a uniform rod has its "
+                "centre at L/2 and turns about the pin with m L^2 / 3",
+            ),
+            Mistake(
+                lambda: _pin_written(lever=1.0),
+                "the centre of mass is at L/2 from the pin: its centripetal acceleration is "
+                "(L/2) theta_dot^2",
+            ),
+            Mistake(
+                lambda: _pin_written(sign=-1.0),
+                "the sign: that is the force of the rod on the pin; the pin pulls the rod up",
             ),
         ],
     )
