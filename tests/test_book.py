@@ -201,8 +201,9 @@ KEY_TERMS = {
         "solver effort",
     ],
     "chapters/ch07_spatial": [
-        "normalization row", "overconstrained mechanism", "Bricard linkage", "rolling without slipping",
-        "heavy symmetric top", "precession", "nutation",
+        "normalization row", "basic constraints", "overconstrained mechanism", "Bricard linkage",
+        "rolling without slipping", "Chaplygin sleigh", "dependent speeds", "nonholonomic partial velocity",
+        "heavy symmetric top", "precession", "nutation", "spin",
     ],
 }
 # How a page names a term when not by the term itself (or its plural).
