@@ -21,6 +21,10 @@ id      exercise                                                points  variants
 2.9a    Cart-pendulum on a spring: its mass matrix M(q)         2       own numbers
 2.9b    Cart-pendulum: the gravity and spring vector G(q)       1       own numbers
 2.9c    Cart-pendulum: the accelerations from a push            2       own numbers
+2.10    A satellite with a solar panel: principal moments       2       own numbers
+2.11    A door closer: its generalized force on the door        2       own numbers
+2.12a   A hovercraft in body-frame speeds: q_dot = W u          1       own numbers
+2.12b   A hovercraft in body-frame speeds: u_dot                2       own numbers
 ======  ======================================================  ======  ================
 
 Practice inside the chapter's pages (0 points, never released or graded; one set of numbers, the page's):
@@ -28,12 +32,16 @@ Practice inside the chapter's pages (0 points, never released or graded; one set
 ======  ======================================================  ==========================
 id      exercise                                                page
 ======  ======================================================  ==========================
-2.P1    The bearing moment of the tilted box, spun about x      2.1 one rigid body
-2.P2    How fast a tossed phone starts to flip                  2.1 one rigid body
-2.P3    The double pendulum's accelerations at release          2.2 Lagrange's equations
-2.P4    Partial velocities of the second rod's centre           2.3 Kane's equations
-2.P5    Mdot - 2C of the double pendulum at one state           2.4 the structure of M, C, G
-2.P6    Gravity torques of the UR5 stretched out                2.5 the RNEA
+2.P1    The bearing moment of the tilted box, spun about x      2.2 one rigid body
+2.P2    How fast a tossed phone starts to flip                  2.2 one rigid body
+2.P3    The double pendulum's accelerations at release          2.4 Lagrange's equations
+2.P4    Partial velocities of the second rod's centre           2.5 Kane's equations
+2.P5    Mdot - 2C of the double pendulum at one state           2.8 the structure of M, C, G
+2.P6    Gravity torques of the UR5 stretched out                2.9 the RNEA
+2.P7    Principal moments of the bracket with a bolt            2.1 mass distribution
+2.P8    The generalized forces of a tip force, J^T F            2.3 loads
+2.P9    The mass matrix in absolute angular speeds              2.6 generalized speeds
+2.P10   The pin force of a swinging rod at the bottom           2.7 constraint forces
 ======  ======================================================  ==========================
 
 The double pendulum (2.3-2.7) is ``Chain.planar``: two uniform rods, relative
