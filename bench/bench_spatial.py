@@ -7,7 +7,7 @@ the benchmark bicycle with two rolling wheels (issues 15 and 22).
   Printed: CPU of each, their ratio, right-hand side evaluations, and the largest difference of the link
   centres of mass between the two.
 * Bicycle (Meijaard et al. 2007, 4 bodies, 28 coordinates, 21 holonomic and 4 rolling rows; built by
-  ``tests/oracles.py``): pushed sideways (lean rate 0.5 rad/s) at 5 m/s and simulated 3 s by
+  ``mbdlib.vehicles.benchmark_bicycle``): pushed sideways (lean rate 0.5 rad/s) at 5 m/s and simulated 3 s by
   ``Projection`` (DOP853, rtol = atol = 1e-9); CPU (``time.process_time``) per simulated second, the
   median of 3 runs (issue 22's target: ≤ 1 s), and the CPU of one linearization about the upright motion.
 

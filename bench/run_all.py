@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import bench_a02  # noqa: E402
 import bench_book  # noqa: E402
 import bench_constraints  # noqa: E402
+import bench_contact  # noqa: E402
 import bench_dynamics  # noqa: E402
 import bench_fourbar  # noqa: E402
 import bench_grading  # noqa: E402
@@ -22,6 +23,7 @@ import bench_rotations  # noqa: E402
 import bench_scaling  # noqa: E402
 import bench_spatial  # noqa: E402
 import bench_symbolic  # noqa: E402
+import bench_vehicle  # noqa: E402
 
 # bench_scaling fits exponents to the results of bench_symbolic, so it runs after it
 BENCHMARKS = [bench_rotations, bench_dynamics, bench_symbolic, bench_scaling, bench_constraints]
@@ -30,6 +32,8 @@ BENCHMARKS.append(bench_grading)  # issue 13: grading throughput
 BENCHMARKS.append(bench_a02)  # issue 14: IFToMM A02 N-four-bar, with Exudyn
 BENCHMARKS.append(bench_book)  # issue 14: widget callbacks and simulations as the book runs them
 BENCHMARKS.append(bench_spatial)  # issue 15: the 6R arm in joint vs Cartesian (Euler-parameter) coordinates
+BENCHMARKS.append(bench_vehicle)  # issue 26: a car towing a trailer in three coordinate sets
+BENCHMARKS.append(bench_contact)  # issue 25: contact and impact against closed forms, with MuJoCo
 
 if __name__ == "__main__":
     start = time.perf_counter()

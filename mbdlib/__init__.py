@@ -4,11 +4,12 @@ The modules follow the chain of ideas of the book, in this order; a module impor
 that come before it (``tests/test_layout.py`` checks every import, also those inside functions)::
 
     errors -> _backend -> _validate -> linalg -> codegen -> system -> model
-    -> rotations -> bodies -> chain -> urdf -> kinematics -> newton_euler -> kane -> dynamics
+    -> rotations -> bodies -> chain -> urdf -> kinematics -> newton_euler -> loads -> kane -> dynamics
     -> lagrange -> kane_closed -> mechanisms
-    -> constraints -> _banded -> _kkt -> schemes -> _integrators -> dae -> linearize
+    -> constraints -> _banded -> _kkt -> schemes -> _integrators -> lcp -> contact -> _contact_schemes -> dae
+    -> linearize
     -> compiled -> planar -> spatial_joints -> spatial -> vehicles
-    -> coordinates -> catalogue
+    -> coordinates -> catalogue -> contact_examples
     -> assembly -> checks.views -> checks.items -> checks.motion -> checks
     -> plotting -> schematics -> frames -> widgets -> view3d -> course
 
@@ -16,7 +17,9 @@ The first line is the foundation: errors, the numeric/symbolic helpers, input ch
 algebra (one rank test), the code generator, and the contract between a model and the system an
 integrator sees (``system``: :class:`ConstrainedSystem`; ``model``: the base of every model family and
 the coordinates a user chooses).  Then joint coordinates (rotations to the closed-chain arm of
-chapter 5); then constraints, the KKT system, the schemes and the one :func:`simulate`, linearization,
+chapter 5); then constraints, the KKT system, the schemes, contacts (complementarity solvers ``lcp``, the
+contact geometry and impact laws ``contact``, the event-driven and time-stepping schemes) and the one
+:func:`simulate`, linearization,
 and Cartesian, relative and mixed coordinates (chapters 3, 4, 6, 7) with the ready-made mechanisms
 (``catalogue``); then the modelling checklist; then figures, widgets and the 3-D viewer; last
 ``course``, which reads the book's table of contents and the exercise registry.  ``mbdlib.exercises``
@@ -34,12 +37,13 @@ Conventions (stated once, in the book's "Conventions" page):
 """
 
 from .assembly import AssembledSystem, ModelReport, assemble_system, compare_models, model_report
-from .bodies import RigidBody, parallel_axis, rotate_inertia
+from .bodies import RigidBody, combine, parallel_axis, principal_axes, rotate_inertia
 from .catalogue import mechanism
 from .chain import Chain, Joint, Link
 from .checks import CheckItem, CheckReport, check_model, check_simulation
 from .codegen import lambdify_equations, lambdify_matrix
 from .constraints import DofReport, Motion
+from .contact import Contact, Impact, hunt_crossley, impact
 from .coordinates import RelativeModel, body_states, convert
 from .dae import (
     SimulationResult,
@@ -76,6 +80,7 @@ from .kinematics import (
 from .lagrange import LagrangeEquations, check_skew, lagrange_equations
 from .linalg import rank_analysis
 from .linearize import Linearization, linearize
+from .loads import coulomb_friction, generalized_forces, resultant, spring_damper
 from .mechanisms import FourBarArm, fourbar_arm
 from .model import Coordinate
 from .newton_euler import JointReactions, newton_euler_body, rnea
@@ -104,7 +109,7 @@ from .rotations import (
     skew,
     unskew,
 )
-from .schemes import ODE, AugmentedLagrangian, Baumgarte, Projection
+from .schemes import ODE, AugmentedLagrangian, Baumgarte, EventDriven, Projection, TimeStepping
 from .spatial import SpatialDofReport, SpatialModel
 from .system import Assembly, ConstrainedSystem, ModelWarning, Structure
 from .urdf import data_path, load_urdf
@@ -115,13 +120,15 @@ __all__ = [
     # the contract: a model builds a system; one simulate, its schemes, one result; linearization
     "ConstrainedSystem", "Structure", "Assembly", "Coordinate", "simulate", "SimulationResult", "ODE",
     "Baumgarte", "Projection", "AugmentedLagrangian", "linearize", "Linearization",
+    # unilateral contacts and impacts (chapter 9)
+    "Contact", "Impact", "impact", "hunt_crossley", "EventDriven", "TimeStepping",
     # rotations
     "skew", "unskew", "rot_x", "rot_y", "rot_z", "check_rotation", "dcm_from_euler", "euler_from_dcm",
     "dcm_from_quat", "quat_from_dcm", "normalize_quat", "quat_multiply", "quat_conjugate",
     "dcm_from_axis_angle", "axis_angle_from_dcm", "euler_rate_matrix", "omega_from_euler_rates",
     "euler_rates_from_omega", "quat_rates", "omega_from_quat_rates", "dcm_rate", "omega_from_dcm_rate",
     # bodies
-    "RigidBody", "parallel_axis", "rotate_inertia",
+    "RigidBody", "parallel_axis", "rotate_inertia", "principal_axes", "combine",
     # chains and kinematics
     "Joint", "Link", "Chain", "ChainKinematics", "PartialVelocities", "forward_kinematics",
     "partial_velocities", "jacobian", "point_position", "point_velocity", "point_acceleration",
@@ -129,6 +136,8 @@ __all__ = [
     "newton_euler_body", "rnea", "JointReactions", "kane_inverse_dynamics", "kane_equations", "KaneEquations",
     "lagrange_equations", "LagrangeEquations", "check_skew", "mass_matrix", "bias_forces", "forward_dynamics",
     "inverse_dynamics_from_mass_matrix", "lambdify_equations", "lambdify_matrix", "energy", "ChainModel",
+    # loads
+    "resultant", "spring_damper", "coulomb_friction", "generalized_forces",
     # URDF
     "load_urdf", "data_path",
     # constraints and Cartesian models

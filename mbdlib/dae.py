@@ -31,10 +31,11 @@ the source text, document 001, §3):
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._contact_schemes import _run_event_driven, _run_time_stepping
 from ._integrators import _run_augmented_lagrangian, _run_ode
 from ._kkt import (  # noqa: F401  (re-exported: the constrained-dynamics API lives in this module)
     _solve,
@@ -47,7 +48,7 @@ from ._kkt import (  # noqa: F401  (re-exported: the constrained-dynamics API li
     static_equilibrium,
 )
 from .errors import MbdError, ModelError
-from .schemes import ODE, SCHEMES, AugmentedLagrangian, Baumgarte, Projection
+from .schemes import ODE, SCHEMES, AugmentedLagrangian, Baumgarte, EventDriven, Projection, TimeStepping
 from .system import as_system
 
 __all__ = ["cartesian_pendulum", "SimulationResult", "kkt_matrix", "accelerations", "redundant_rows",
@@ -102,6 +103,20 @@ class SimulationResult:
     damped_evaluations : int
         ``Projection(singular="damp")``: evaluations of q̈ at which ``J M⁻¹ Jᵀ`` was singular and the
         damped least-squares solve was used (zero: no singular position was met).
+    contact_labels : tuple of str
+        The system's contacts (empty without contacts; then the contact fields are empty too).
+    gaps : ndarray, shape (N, n_contacts)
+        The gap of each contact at each output.
+    contact_normal, contact_tangent : ndarray, shape (N, n_contacts) and (N, n_contacts, dim)
+        Normal and friction forces [N] of each contact (EventDriven: in the mode at that time; TimeStepping:
+        the step's impulse divided by the step).
+    impacts : list of mbdlib.contact.Impact
+        EventDriven: every impact, in order (time, contacts, impulses, velocities before and after, the
+        change of kinetic energy).
+    zeno : list of ZenoRecord
+        EventDriven: contacts put to rest after an accumulation of impacts (``rest_speed``).
+    contact_work : float
+        TimeStepping: the work of all contact impulses [J] (≤ 0: dissipated).
     """
 
     t: np.ndarray
@@ -125,6 +140,13 @@ class SimulationResult:
     rejected_steps: int = 0
     jump_steps: int = 0
     damped_evaluations: int = 0
+    contact_labels: tuple = ()
+    gaps: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    contact_normal: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    contact_tangent: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 1)))
+    impacts: list = field(default_factory=list)
+    zeno: list = field(default_factory=list)
+    contact_work: float = 0.0
 
     @property
     def mean_step(self) -> float:
@@ -158,6 +180,11 @@ class SimulationResult:
                      f"(max {self.max_newton_iterations} per step), cpu {self.cpu_time:.3f} s")
         if self.deferred_steps:
             lines.append(f"  {self.deferred_steps} steps at a singular position deferred part of Φ")
+        if self.contact_labels:
+            closed = int(np.sum(np.any(self.contact_normal > 0, axis=0))) if self.contact_normal.size else 0
+            rest = f", {len(self.zeno)} put to rest after an accumulation of impacts" if self.zeno else ""
+            lines.append(f"  {len(self.contact_labels)} contacts ({closed} carried a force), "
+                         f"{len(self.impacts)} impacts, min gap {self.gaps.min():.3e}{rest}")
         if self.damped_evaluations:
             lines.append(f"  {self.damped_evaluations} evaluations near a singular position used damped "
                          "least squares")
@@ -198,9 +225,10 @@ def simulate(system, t_end, scheme=None, *, t_eval=None, t0=None, q0=None, qd0=N
         From ``model.system()`` (or written by hand).
     t_end : float
         End time [s], after the start time.
-    scheme : ODE, Baumgarte, Projection or AugmentedLagrangian, optional
+    scheme : ODE, Baumgarte, Projection, AugmentedLagrangian, EventDriven or TimeStepping, optional
         How to integrate (:mod:`mbdlib.schemes`, each with its own options).  Default: ``Projection()``
-        for a system with constraints, ``ODE()`` for one without.
+        for a system with constraints, ``ODE()`` for one without; a system with contacts needs
+        ``EventDriven()`` or ``TimeStepping()`` (or :func:`mbdlib.contact.hunt_crossley` first).
     t_eval : array_like, optional
         Output times, increasing, inside ``[t0, t_end]`` (default: every step).
     t0 : float, optional
@@ -244,11 +272,21 @@ def simulate(system, t_end, scheme=None, *, t_eval=None, t0=None, q0=None, qd0=N
     system = as_system(system, "simulate")
     if scheme is None:
         scheme = Projection() if system.rows else ODE()
-    if not isinstance(scheme, ODE | Baumgarte | Projection | AugmentedLagrangian):
+    if scheme is None and system.contacts:
+        scheme = EventDriven()
+    if not isinstance(scheme, ODE | Baumgarte | Projection | AugmentedLagrangian | EventDriven
+                      | TimeStepping):
         hint = (f" (method={scheme!r} is now scheme={_OLD_METHODS[scheme]})" if isinstance(scheme, str)
                 and scheme in _OLD_METHODS else "")
-        raise MbdError(f"simulate: scheme must be ODE(...), Baumgarte(...), Projection(...) or "
-                       f"AugmentedLagrangian(...) from mbdlib.schemes, got {scheme!r}{hint}")
+        raise MbdError(f"simulate: scheme must be ODE(...), Baumgarte(...), Projection(...), "
+                       f"AugmentedLagrangian(...), EventDriven(...) or TimeStepping(...) from "
+                       f"mbdlib.schemes, got {scheme!r}{hint}")
+    contact_scheme = isinstance(scheme, EventDriven | TimeStepping)
+    if system.contacts and not contact_scheme:
+        names = [c.name for c in system.contacts]
+        raise MbdError(f"simulate: {system.name} has unilateral contacts {names}, which {scheme} ignores: "
+                       "use scheme=EventDriven() or TimeStepping(), or replace them by penalty forces, "
+                       "mbdlib.contact.hunt_crossley(system, stiffness=...), and integrate that")
     t0 = system.t0 if t0 is None else t0
     if isinstance(t_end, tuple | list | np.ndarray):
         raise MbdError(f"simulate: t_end is the end time (a number), got {t_end!r}; the start time is t0= "
@@ -278,15 +316,32 @@ def simulate(system, t_end, scheme=None, *, t_eval=None, t0=None, q0=None, qd0=N
         t_eval = np.asarray(t_eval, dtype=float).ravel()
         if t_eval.size == 0 or np.any(np.diff(t_eval) <= 0) or t_eval[0] < t0 or t_eval[-1] > t_end:
             raise MbdError(f"simulate: t_eval must be increasing and inside [{t0:g}, {t_end:g}]")
+    if system.contacts:
+        _check_start_gaps(system, q0, scheme)
     start = time.process_time()
-    if scheme.name == "augmented_lagrangian":
+    if scheme.name == "event_driven":
+        out = _run_event_driven(system, t0, t_end, q0, qd0, t_eval, scheme)
+    elif scheme.name == "time_stepping":
+        out = _run_time_stepping(system, t0, t_end, q0, qd0, t_eval, scheme)
+    elif scheme.name == "augmented_lagrangian":
         out = _run_augmented_lagrangian(system, t0, t_end, q0, qd0, t_eval, scheme)
     else:
         out = _run_ode(system, t0, t_end, q0, qd0, t_eval, scheme)
     ts, qs, qds, lams, stats = out
     cpu = time.process_time() - start
-    solver = "trapezoidal" if scheme.name == "augmented_lagrangian" else scheme.solver
+    solver = {"augmented_lagrangian": "trapezoidal", "time_stepping": "Moreau–Jean"}.get(scheme.name) \
+        or scheme.solver
     return _result(system, ts, qs, qds, lams, scheme, solver, stats, cpu)
+
+
+def _check_start_gaps(system, q0, scheme):
+    """A contact that starts interpenetrated is an error naming it (a contact scheme cannot undo it)."""
+    tol = getattr(scheme, "gap_tol", 1e-8)
+    for c in system.contacts:
+        g = c.gap(q0)
+        if g < -tol:
+            raise ModelError(f"simulate: contact {c.name!r} starts interpenetrated (gap {g:.4g} m < 0): move "
+                             f"the bodies apart (or {c.bodies[0]!r} to touch at gap 0) in the start state")
 
 
 def _result(system, ts, qs, qds, lams, scheme, solver, stats, cpu):
@@ -302,6 +357,10 @@ def _result(system, ts, qs, qds, lams, scheme, solver, stats, cpu):
         T = max(T, 0.5 * qd @ system.M(q) @ qd)
     zeros = np.zeros(len(ts))
     lambdas = np.asarray(lams).reshape(len(ts), -1)
+    if system.contacts:
+        stats = dict(stats)
+        stats["contact_labels"] = tuple(c.name for c in system.contacts)
+        stats["gaps"] = np.array([[c.gap(q) for c in system.contacts] for q in qs]).reshape(len(ts), -1)
     return SimulationResult(ts, qs, qds, lambdas, np.asarray(E, dtype=float),
                             np.asarray(viol) if viol else zeros, np.asarray(viol_v) if viol else zeros,
                             scheme, solver, cpu_time=cpu, labels=system.labels,

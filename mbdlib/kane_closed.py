@@ -269,9 +269,13 @@ def _passive_solve(cc: ClosedChain, J_p, rhs, simplify=None):
         return (J_p.adjugate() @ sp.Matrix(rhs)).applyfunc(lambda e: sp.cancel(tidy(e) / det))
     s = np.linalg.svd(J_p, compute_uv=False)
     if s[-1] <= SINGULAR_TOL * max(s[0], 1e-300):
+        # values below the tolerance are zero as far as the test goes: print them as 0 (their round-off
+        # digits differ from one machine's floating-point kernels to another's)
+        shown = np.array2string(np.where(s <= SINGULAR_TOL * max(s[0], 1e-300), 0.0, s), precision=3,
+                                suppress_small=True)
         raise SingularityError(
             f"closed chain {cc.name!r}: the loop Jacobian J_p = ∂Φ/∂θ_passive of the passive joints "
-            f"{names} is singular here (singular values {np.array2string(s, precision=3)}): a change point "
+            f"{names} is singular here (singular values {shown}): a change point "
             "or dead position where the passive links line up, so the active rates do not determine the "
             "passive ones; move the active joints away from this configuration")
     return np.linalg.solve(J_p, rhs)

@@ -176,6 +176,10 @@ class Model:
     def _describe(self) -> str:
         return type(self).__name__
 
+    def _contacts(self) -> tuple:
+        """The model's unilateral contacts (:class:`mbdlib.contact.Contact`), for its system."""
+        return tuple(getattr(self, "contacts", ()))
+
     def _velocity_weight(self, q):
         """The metric of the least change of the given velocities: the mass matrix."""
         return self.M(q)
@@ -355,7 +359,7 @@ class Model:
             n=self.n, M=self.M, Q=self.Q, phi=self.phi, phi_q=self.phi_q, phi_t=self.phi_t, gamma=self.gamma,
             B=self.B, b_gamma=self.b_gamma, energy=self.energy, q0=state.q0, qd0=state.qd0, t0=state.t0,
             labels=self.labels, coordinate_names=self.coordinate_names, structure=self._structure(),
-            inputs=self._inputs(), name=self._describe())
+            inputs=self._inputs(), name=self._describe(), contacts=self._contacts())
 
 
 class UnconstrainedModel(Model):

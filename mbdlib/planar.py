@@ -47,6 +47,7 @@ from .constraints import (
     Translational,
     motion_of,
 )
+from .contact import Contact, contact_parameters, planar_circle_circle, planar_point_line
 from .errors import ModelError, ShapeError, SingularityError
 from .linalg import nearby_rank, numerical_rank, rank_analysis
 from .model import Coordinate, Model, linear_coordinate
@@ -103,6 +104,7 @@ class PlanarModel(Model):
         self.joints: list[Constraint] = []
         self.springs: list[dict] = []
         self.loads: list[dict] = []
+        self.contacts: list[Contact] = []
         self._index: list[np.ndarray] = []  # per joint: indices into (q, ground pose)
         self._assembly: Assembly | None = None
         self._layout_cache: _Layout | None = None  # the revolute joints' index arrays (built on first use)
@@ -433,6 +435,64 @@ class PlanarModel(Model):
         self.loads.append(load)
         return load
 
+    # ------------------------------------------------------------------ unilateral contacts
+    def _add_contact(self, kind, bodies, geometry, restitution, friction, name) -> Contact:
+        name = str(name) if name is not None else f"{kind} {len(self.contacts) + 1}"
+        if any(c.name == name for c in self.contacts):
+            raise ModelError(f"a contact named {name!r} already exists; give a unique name=")
+        e, mu = contact_parameters(name, restitution, friction)
+        contact = Contact(name, kind, tuple(b.name for b in bodies), e, mu, 1, geometry)
+        self.contacts.append(contact)
+        return contact
+
+    def _moving(self, body, what):
+        b = self.body(body)
+        if b.is_ground:
+            raise ModelError(f"{what}: the ground cannot touch a fixed line; give a moving body")
+        return b
+
+    def add_point_line(self, body, point=(0.0, 0.0), line_point=(0.0, 0.0), normal=(0.0, 1.0), *,
+                       restitution, friction, name=None) -> Contact:
+        """A unilateral contact of a body point with a fixed line: ``g = n·(r + A s' − p₀) ≥ 0``.
+
+        ``point`` is in the body frame; ``line_point`` and the unit ``normal`` (pointing to the side where
+        the point may be) are global.  ``restitution`` e ∈ [0, 1] and ``friction`` μ ≥ 0 are required
+        (no default hides them).  See :func:`mbdlib.contact.planar_point_line`.
+        """
+        b = self._moving(body, "add_point_line")
+        point = _xy(point, "add_point_line: point")
+        geometry = planar_point_line(b.index, point, _xy(line_point, "line_point"), _xy(normal, "normal"))
+        return self._add_contact("point-line", (b, self.ground), geometry, restitution, friction, name)
+
+    def add_circle_line(self, body, radius, center=(0.0, 0.0), line_point=(0.0, 0.0), normal=(0.0, 1.0), *,
+                        restitution, friction, name=None) -> Contact:
+        """A circle of ``radius`` about the body point ``center`` against a fixed line (a wheel on the
+        floor): ``g = n·(c − p₀) − R ≥ 0``; friction acts at the contact point ``c − R n``."""
+        b = self._moving(body, "add_circle_line")
+        R = _number(radius, "add_circle_line: radius", True)
+        geometry = planar_point_line(b.index, _xy(center, "center"), _xy(line_point, "line_point"),
+                                     _xy(normal, "normal"), R)
+        return self._add_contact("circle-line", (b, self.ground), geometry, restitution, friction, name)
+
+    def add_circle_circle(self, body_i, body_j, radius_i, radius_j, center_i=(0.0, 0.0), center_j=(0.0, 0.0),
+                          inside=False, *, restitution, friction, name=None) -> Contact:
+        """Two circles, on bodies i and j (either may be the ground), centres in body frames.
+
+        Outside (two disks, Newton's cradle): ``g = ‖c_j − c_i‖ − R_i − R_j``.  ``inside=True``: circle j
+        moves inside circle i (a pin in a hole: a joint with clearance ``R_i − R_j``),
+        ``g = R_i − R_j − ‖c_j − c_i‖``.
+        """
+        bi, bj = self._pair(body_i, body_j, "add_circle_circle")
+        Ri = _number(radius_i, "add_circle_circle: radius_i", True)
+        Rj = _number(radius_j, "add_circle_circle: radius_j", True)
+        if inside and Rj >= Ri:
+            raise ModelError(f"add_circle_circle: the inner circle (radius_j = {Rj:g}) must be smaller than "
+                             f"the outer one (radius_i = {Ri:g}) for inside=True (a pin in a larger hole)")
+        geometry = planar_circle_circle(bi.index, _xy(center_i, "center_i"), Ri, bj.index,
+                                        _xy(center_j, "center_j"), Rj, bool(inside))
+        return self._add_contact("circle-in-circle" if inside else "circle-circle", (bi, bj), geometry,
+                                 restitution, friction, name)
+
     # ------------------------------------------------------------------ the equations (the system binds them)
     def _local(self, x, k):
         return np.concatenate([x, np.zeros(3)])[self._index[k]]
@@ -648,7 +708,8 @@ class PlanarModel(Model):
             B=model.B, b_gamma=model.b_gamma, energy=model.energy, q0=state.q0, qd0=state.qd0, t0=state.t0,
             labels=model.labels, coordinate_names=model.coordinate_names,
             structure=Structure(mass_diagonal=lambda: M, band=bs, jacobian_values=values),
-            inputs=model._inputs(), name=f"{model._describe()}, compiled ({c.backend})")
+            inputs=model._inputs(), name=f"{model._describe()}, compiled ({c.backend})",
+            contacts=model._contacts())
 
     def dof_report(self, q=None, t: float = 0.0, rtol: float = 1e-8) -> DofReport:
         """Degrees of freedom by Grübler's count and by the rank of ``Φ_q`` at ``q`` (default: assembled).

@@ -36,14 +36,17 @@ from matplotlib.lines import Line2D
 from . import _validate
 from .errors import ShapeError
 from .plotting import COLUMN_WIDTH, COURSE_COLORS, FRAME_COLORS
+from .spatial_joints import _A, FIXED  # draw_spatial_joint reads the joints' equations (never the reverse)
 
 __all__ = [
     "INK", "LINK_COLOR", "FORCE_COLOR", "VECTOR_COLOR", "MOMENT_COLOR",
     "diagram", "draw_vector", "draw_point", "draw_frame2d", "draw_ground", "draw_revolute",
     "draw_prismatic", "draw_link", "draw_body", "draw_angle", "draw_force", "draw_moment", "draw_com",
-    "draw_spring", "draw_damper", "draw_label_box", "draw_flow_arrow", "draw_block_matrix", "draw_vector_3d",
-    "draw_axis_3d", "rot2", "legend_handles", "oblique", "draw_frame_oblique", "draw_revolute_oblique",
-    "draw_arc_oblique",
+    "draw_spring", "draw_damper", "draw_rack_pinion", "draw_label_box", "draw_flow_arrow",
+    "draw_block_matrix", "draw_vector_3d", "draw_axis_3d", "rot2", "legend_handles", "oblique",
+    "draw_frame_oblique", "draw_revolute_oblique", "draw_arc_oblique", "draw_vector_oblique",
+    "draw_point_oblique", "draw_circle_oblique", "draw_box_oblique", "draw_right_angle_oblique",
+    "draw_spatial_joint", "joint_conditions", "JOINT_ROW_VECTORS", "draw_contact", "draw_friction_cone",
 ]
 
 #: Colour of outlines and text.
@@ -302,6 +305,63 @@ def draw_force(ax, point, vector, label: str | None = None, color=FORCE_COLOR, a
     return draw_vector(ax, tail, vector, label, color=color, width=kw.pop("width", 2.0), **kw)
 
 
+def draw_contact(ax, point, normal, gap: float = 0.0, length: float = 0.4, labels=("n", "t", "g"),
+                 color=VECTOR_COLOR) -> dict:
+    """A unilateral contact at ``point`` (chapter 9): the unit normal ``n`` (pointing to the side the body may
+    move to, the direction of the normal force on it), the tangent ``t = (n_y, −n_x)`` (``t, n`` turn like
+    ``x, y``), and for ``gap > 0`` the gap as a dimension line from ``point`` along ``n``, labelled.
+
+    Returns ``{"normal": arrow dict, "tangent": arrow dict, "gap": Line2D or None, "label": Text or None}``.
+    """
+    point = _xy(point, "point")
+    n = _xy(normal, "normal")
+    if not np.hypot(*n) > 0:
+        raise ShapeError("draw_contact: normal must be a non-zero 2-vector")
+    n = n / np.hypot(*n)
+    t = np.array([n[1], -n[0]])
+    out = {"normal": draw_vector(ax, point, length * n, labels[0], color=color, label_at=1.0,
+                                 label_offset=0.12 * length * (n + t)),
+           "tangent": draw_vector(ax, point, length * t, labels[1], color=color, label_at=1.0,
+                                  label_offset=0.12 * length * (t - n)),
+           "gap": None, "label": None}
+    if gap > 0:
+        side = -0.35 * length * t
+        ends = np.array([point + side, point + side + gap * n])
+        (out["gap"],) = ax.plot(*ends.T, color=INK, lw=0.9, marker="_", ms=6, zorder=4)
+        out["label"] = _label(ax, ends.mean(axis=0) - 0.2 * length * t, labels[2], color=INK)
+        ax.update_datalim(ends)
+    ax.autoscale_view()
+    return out
+
+
+def draw_friction_cone(ax, point, normal, mu: float, length: float = 0.5, color=FORCE_COLOR,
+                       label: str | None = None, alpha: float = 0.18) -> dict:
+    """Coulomb's friction cone at a contact point: the contact forces the surface can exert, those within the
+    angle ``atan(μ)`` of the normal ``normal`` (pointing into the body that is pushed); a force on its edge
+    slides, one inside sticks.  In the plane the cone is a wedge, drawn filled with its two edges.
+
+    Returns ``{"cone": Polygon, "edges": [Line2D, Line2D], "label": Text or None}``.
+    """
+    point = _xy(point, "point")
+    n = _xy(normal, "normal")
+    if not np.hypot(*n) > 0:
+        raise ShapeError("draw_friction_cone: normal must be a non-zero 2-vector")
+    if isinstance(mu, bool) or not isinstance(mu, int | float | np.floating) or not 0 <= mu < np.inf:
+        raise ShapeError(f"draw_friction_cone: the friction coefficient must be a number ≥ 0, got {mu!r}")
+    n = n / np.hypot(*n)
+    t = np.array([n[1], -n[0]])
+    half = np.arctan(mu)
+    edges = [point + length * (np.cos(half) * n + s * np.sin(half) * t) for s in (1.0, -1.0)]
+    cone = patches.Polygon([point, edges[0], edges[1]], closed=True, facecolor=color, edgecolor="none",
+                           alpha=alpha, zorder=2)
+    ax.add_patch(cone)
+    lines = [ax.plot(*np.array([point, e]).T, color=color, lw=1.2, zorder=3)[0] for e in edges]
+    ax.update_datalim([point, *edges])
+    ax.autoscale_view()
+    text = _label(ax, point + 1.12 * length * n, label, color=color)
+    return {"cone": cone, "edges": lines, "label": text}
+
+
 def draw_moment(ax, center, radius: float = 0.15, ccw: bool = True, label: str | None = None,
                 color=MOMENT_COLOR, start: float = -60.0, sweep: float = 250.0) -> dict:
     """A moment (torque) about ``center``: a curved arrow, counter-clockwise by default (degrees for the arc).
@@ -376,6 +436,63 @@ def draw_damper(ax, p, q, width: float = 0.06, color=INK, label: str | None = No
     ]
     lines = [ax.plot(*np.array(piece).T, color=color, lw=1.1, zorder=3)[0] for piece in pieces]
     return {"lines": lines, "label": _label(ax, (p + q) / 2 + 1.5 * width * n, label)}
+
+
+def draw_rack_pinion(ax, center, radius: float, angle: float = 0.0, axis: float = 0.0, travel=None,
+                     rack_length: float | None = None, teeth: int = 12, rack_width: float | None = None,
+                     color=LINK_COLOR, rack_color="#c6dbef", edge=INK) -> dict:
+    """A rack and pinion in mesh: a toothed pinion of pitch radius ``radius`` centred on ``center`` and
+    turned by ``angle``, and a toothed rack along direction ``axis`` (radians) on the pinion's right-hand
+    side, as :class:`mbdlib.constraints.RackPinion` has it (the pinion on the left of the rack's axis u).
+
+    The rack's pitch line touches the pitch circle at ``center − ρ R u`` (R turns by +90°); the rack is
+    moved along u by ``travel`` (default ``ρ · angle``, rolling without slip from the drawing at angle 0,
+    so that the teeth stay in mesh).  Teeth of module ``m = ρ · 2/teeth``: addendum m, dedendum 1.25 m.
+
+    Returns ``{"pinion": Polygon, "rack": Polygon, "hub": Circle, "pitch_point": ndarray (2,),
+    "rack_teeth": ndarray (k, 2)}`` (the rack's tooth centres on the pitch line).
+    """
+    c = _xy(center, "center")
+    rho = float(radius)
+    if not (np.isfinite(rho) and rho > 0) or int(teeth) != teeth or teeth < 6:
+        raise ValueError(f"draw_rack_pinion: need a positive radius and at least 6 teeth, got {radius!r}, "
+                         f"{teeth!r}")
+    N = int(teeth)
+    m = 2.0 * rho / N                                  # module: pitch p = π m = 2π ρ / N
+    pitch = np.pi * m
+    u = rot2(axis)[:, 0]
+    n = rot2(axis)[:, 1]                               # R u: the pinion's side
+    contact = c - rho * n
+    travel = rho * angle if travel is None else float(travel)
+    # pinion: N teeth, a gap facing the rack at angle 0 (a rack tooth sits at the pitch point)
+    out_r, in_r = rho + m, rho - 1.25 * m
+    pts = []
+    for k in range(N):
+        mid = axis - np.pi / 2 + angle + (k + 0.5) * 2 * np.pi / N   # a tooth's centre direction
+        half = np.pi / N
+        for a, r in ((-0.55 * half, in_r), (-0.3 * half, out_r), (0.3 * half, out_r), (0.55 * half, in_r)):
+            # the same tooth as the rack's: ±0.275 p at the root, ±0.15 p at the tip (arc lengths)
+            pts.append(c + r * np.array([np.cos(mid + a), np.sin(mid + a)]))
+    pinion = patches.Polygon(np.array(pts), closed=True, facecolor=color, edgecolor=edge, lw=1.0, zorder=5)
+    hub = patches.Circle(c, 0.25 * rho, facecolor="white", edgecolor=edge, lw=1.0, zorder=6)
+    # rack: teeth on the pitch line at travel + k p, the body beyond the dedendum
+    length = 6.0 * rho if rack_length is None else float(rack_length)
+    width = 2.0 * rho / 3 if rack_width is None else float(rack_width)
+    mid_rack = contact + travel * u
+    ks = np.arange(np.ceil(-length / 2 / pitch + 0.5), np.floor(length / 2 / pitch - 0.5) + 1)
+    centres = np.array([mid_rack + k * pitch * u for k in ks]).reshape(-1, 2)
+    outline = [mid_rack - length / 2 * u - (1.25 * m + width) * n]
+    for t in centres:
+        for along, up in ((-0.275, -1.25), (-0.15, 1.0), (0.15, 1.0), (0.275, -1.25)):   # pitches, modules
+            outline.append(t + along * pitch * u + up * m * n)
+    outline.append(mid_rack + length / 2 * u - (1.25 * m + width) * n)
+    rack = patches.Polygon(np.array(outline), closed=True, facecolor=rack_color, edgecolor=edge, lw=1.0,
+                           zorder=4)
+    for art in (rack, pinion, hub):
+        ax.add_patch(art)
+    ax.update_datalim(np.vstack([np.array(pts), np.array(outline)]))
+    ax.autoscale_view()
+    return {"pinion": pinion, "rack": rack, "hub": hub, "pitch_point": contact, "rack_teeth": centres}
 
 
 def draw_label_box(ax, xy, text: str, width: float = 1.6, height: float = 0.5, color=COURSE_COLORS[0],
@@ -675,3 +792,220 @@ def draw_arc_oblique(ax, view, center, axis, start, angle: float, radius: float 
     mid = c + label_at * radius * (np.cos(angle / 2) * a + np.sin(angle / 2) * b)
     text = _label(ax, V @ mid, label, color=color, offset=label_offset, size=_FONT + 1)
     return {"arc": arc, "head": head, "label": text}
+
+
+def draw_vector_oblique(ax, view, tail, vector, label: str | None = None, color=VECTOR_COLOR,
+                        width: float = 1.6, label_at: float = 1.0, label_offset=(0.0, 0.0),
+                        linestyle: str = "-", head: float = 10.0) -> dict:
+    """A 3-D vector from ``tail`` to ``tail + vector`` seen through ``view`` (:func:`oblique`), labelled.
+
+    The label sits at ``label_at`` of the way along the projected arrow (1: at its head), a little to its
+    left seen from the tail, shifted by ``label_offset`` (screen units of the diagram). A vector seen
+    end-on (projected length zero) is drawn as a dot.
+
+    Returns ``{"arrow": FancyArrowPatch, "label": Text or None}``.
+    """
+    V = _view(view)
+    tail3, vec3 = _xyz(tail, "tail"), _xyz(vector, "vector")
+    t, d = V @ tail3, V @ vec3
+    if np.hypot(*d) < 1e-12:
+        (dot,) = ax.plot(*t, "o", ms=3.0, color=color, zorder=5)
+        return {"arrow": dot, "label": _label(ax, t, label, color=color, offset=label_offset)}
+    out = draw_vector(ax, t, d, None, color=color, width=width, linestyle=linestyle, head=head, zorder=5)
+    normal = np.array([-d[1], d[0]]) / np.hypot(*d)
+    at = t + label_at * d + 0.12 * normal * min(np.hypot(*d), 0.5) + np.asarray(label_offset, dtype=float)
+    out["label"] = _label(ax, at, label, color=color)
+    return out
+
+
+def draw_point_oblique(ax, view, point, label: str | None = None, color=INK, size: float = 4.0,
+                       label_offset=(0.04, 0.04), filled: bool = True) -> dict:
+    """A marked 3-D point seen through ``view`` (see :func:`draw_point`)."""
+    V = _view(view)
+    return draw_point(ax, V @ _xyz(point, "point"), label, color=color, size=size, label_offset=label_offset,
+                      filled=filled)
+
+
+def draw_circle_oblique(ax, view, center, axis, radius: float, color=INK, width: float = 1.4,
+                        fill=None, linestyle: str = "-", n: int = 96) -> dict:
+    """A circle in space (a disk's rim, a top's rim): centre, the normal ``axis`` and the radius, seen
+    through ``view`` as an ellipse; ``fill`` (a colour) shades the disk.
+
+    Returns ``{"rim": Line2D, "disk": Polygon or None, "points": (n, 3) array of the rim in space}``.
+    """
+    V = _view(view)
+    c = _xyz(center, "center")
+    if not (np.isfinite(radius) and radius > 0):
+        raise ValueError(f"draw_circle_oblique: the radius must be positive, got {radius!r}")
+    _, a, b = _perpendicular_basis(axis, "axis")
+    t = np.linspace(0.0, 2 * np.pi, n + 1)
+    rim3 = c + radius * (np.outer(np.cos(t), a) + np.outer(np.sin(t), b))
+    rim = rim3 @ V.T
+    (line,) = ax.plot(*rim.T, color=color, lw=width, linestyle=linestyle, zorder=3)
+    disk = None
+    if fill is not None:
+        disk = patches.Polygon(rim[:-1], closed=True, facecolor=fill, edgecolor="none", alpha=0.35, zorder=1)
+        ax.add_patch(disk)
+    ax.update_datalim(rim)
+    ax.autoscale_view()
+    return {"rim": line, "disk": disk, "points": rim3[:-1]}
+
+
+def draw_box_oblique(ax, view, center, A=None, half=(0.2, 0.1, 0.05), color="0.45", width: float = 0.9,
+                     label: str | None = None, label_offset=(0.0, 0.0)) -> dict:
+    """The twelve edges of a box (a body) seen through ``view``: centre, orientation ``A`` (body -> global)
+    and half sides ``half`` along its body axes.
+
+    Returns ``{"edges": [12 Line2D], "label": Text or None}``.
+    """
+    V = _view(view)
+    c = _xyz(center, "center")
+    A = np.eye(3) if A is None else np.asarray(A, dtype=float)
+    if A.shape != (3, 3):
+        raise ShapeError(f"draw_box_oblique: A must be a (3, 3) DCM, got shape {A.shape}")
+    h = _xyz(half, "half")
+    corners = {s: c + A @ (np.array(s) * h) for s in ((x, y, z) for x in (-1, 1) for y in (-1, 1)
+                                                       for z in (-1, 1))}
+    edges = []
+    for s, p in corners.items():
+        for k in range(3):
+            if s[k] < 0:
+                other = list(s)
+                other[k] = 1
+                seg = np.array([p, corners[tuple(other)]]) @ V.T
+                edges.append(ax.plot(*seg.T, color=color, lw=width, zorder=2)[0])
+    ax.update_datalim(np.array(list(corners.values())) @ V.T)
+    ax.autoscale_view()
+    return {"edges": edges, "label": _label(ax, V @ c, label, color=color, offset=label_offset)}
+
+
+def draw_right_angle_oblique(ax, view, corner, u, v, size: float = 0.06, color=INK) -> dict:
+    """The square mark of a right angle between the directions ``u`` and ``v`` at ``corner`` (3-D).
+
+    Returns ``{"mark": Line2D}``; an error if ``u`` and ``v`` are not perpendicular (to 1e-6), since the
+    mark would say something false.
+    """
+    V = _view(view)
+    c = _xyz(corner, "corner")
+    u, _, _ = _perpendicular_basis(u, "u")
+    v, _, _ = _perpendicular_basis(v, "v")
+    if abs(u @ v) > 1e-6:
+        raise ValueError(f"draw_right_angle_oblique: u and v are not perpendicular (u·v = {u @ v:.3g})")
+    pts = np.array([c + size * u, c + size * (u + v), c + size * v]) @ V.T
+    (mark,) = ax.plot(*pts.T, color=color, lw=0.9, zorder=6)
+    return {"mark": mark}
+
+
+# --- a spatial joint of mbdlib.spatial drawn with the vectors of its equations ---------------------------
+#: The vectors each named row of a spatial joint relates (mbdlib.spatial_joints): dot-1 rows keep the two
+#: vectors perpendicular, dot-2 rows keep the vector perpendicular to d = P_j - P_i.
+JOINT_ROW_VECTORS = {"axis f": ("f_i", "h_j"), "axis g": ("g_i", "h_j"), "line f": ("f_i", "d"),
+                     "line g": ("g_i", "d"), "cross": ("h_i", "h_j"), "twist": ("f_i", "g_j")}
+_SYMBOL = {"f_i": r"$\mathbf{f}_i$", "g_i": r"$\mathbf{g}_i$", "h_i": r"$\mathbf{h}_i$",
+           "h_j": r"$\mathbf{h}_j$", "g_j": r"$\mathbf{g}_j$", "d": r"$\mathbf{d}_{ij}$"}
+
+
+def joint_conditions(joint) -> list[str]:
+    """The conditions a joint's rows impose, in the symbols of the book's joint figure (mathtext).
+
+    >>> from mbdlib.spatial import SpatialModel
+    >>> m = SpatialModel()
+    >>> a, b = m.add_body("a"), m.add_body("b")
+    >>> for condition in joint_conditions(m.add_revolute(a, b)):
+    ...     print(condition)
+    $P_i = P_j$
+    $\\mathbf{h}_j \\perp \\mathbf{f}_i$
+    $\\mathbf{h}_j \\perp \\mathbf{g}_i$
+    """
+    out = []
+    for name in _row_names(joint):
+        if name in ("x", "y", "z"):
+            if "$P_i = P_j$" not in out:
+                out.append("$P_i = P_j$")
+        elif name in JOINT_ROW_VECTORS:
+            a, b = JOINT_ROW_VECTORS[name]
+            out.append(f"{_SYMBOL[b][:-1]} \\perp {_SYMBOL[a][1:]}")
+        elif name == "" and joint.kind == "distance":
+            out.append(r"$|\mathbf{d}_{ij}| = \ell$")
+        else:
+            raise ValueError(f"joint_conditions: joint {joint.name!r} ({joint.kind}) has a row {name!r} that "
+                             "the joint figure does not know")
+    return out
+
+
+def _row_names(joint) -> list[str]:
+    prefix = len(f"{joint.kind} {joint.name}")
+    return [label[prefix:].strip() for label in joint.labels]
+
+
+def draw_spatial_joint(ax, view, model, joint, q=None, length: float = 0.35, colors=None,
+                       label_offsets=None) -> dict:
+    """A joint of a :class:`~mbdlib.spatial.SpatialModel` drawn with the vectors its equations use, at ``q``
+    (default: the model's initial coordinates), seen through ``view`` (:func:`oblique`).
+
+    The body vectors are read off the joint's equations (its basic constraints and their body-frame
+    vectors, :mod:`mbdlib.spatial_joints`), turned by each body's ``A(p)`` and drawn from the joint points:
+    ``f_i, g_i, h_i`` of body ``i`` from ``P_i`` in ``colors[0]``, ``h_j, g_j`` of body ``j`` from ``P_j`` in
+    ``colors[1]``, and ``d_ij = P_j − P_i`` in grey. ``label_offsets`` maps a symbol (``"f_i"``, ``"h_j"``,
+    ``"d"``, ``"P"``) to a screen offset of its label.
+
+    Returns ``{"points": {"P_i": array, "P_j": array} (3-D), "vectors": {symbol: 3-D unit or d vector},
+    "arrows": {symbol: dict of draw_vector_oblique}, "conditions": [mathtext]}``.
+    """
+    V = _view(view)
+    colors = colors or (COURSE_COLORS[0], COURSE_COLORS[1])
+    offsets = label_offsets or {}
+    q = model.q_guess() if q is None else np.asarray(q, dtype=float)
+    if joint._index is None or not any(joint is j for j in model.joints):
+        raise ValueError(f"draw_spatial_joint: joint {joint.name!r} is not a joint of this model")
+
+    def pose(k):
+        if k == FIXED:
+            return np.zeros(3), np.eye(3)
+        b = joint._index[k]
+        return q[7 * b: 7 * b + 3], _A(q[7 * b + 3: 7 * b + 7])
+
+    names = _row_names(joint)
+    row = 0
+    P = {}
+    vec: dict[str, np.ndarray] = {}
+    for el in joint.elements:
+        kind = el.kind.__name__
+        (ri, Ai), (rj, Aj) = pose(el.i), pose(el.j)
+        if "si" in el.par:
+            P["P_i"] = ri + Ai @ el.par["si"]
+        if "sj" in el.par:
+            P["P_j"] = rj + Aj @ el.par["sj"]
+        rows = names[row: row + el.rows]
+        row += el.rows
+        if kind == "_dot1":
+            a, b = JOINT_ROW_VECTORS[rows[0]]
+            vec.setdefault(a, Ai @ el.par["ai"])
+            vec.setdefault(b, Aj @ el.par["aj"])
+        elif kind == "_dot2":
+            a, _ = JOINT_ROW_VECTORS[rows[0]]
+            vec.setdefault(a, Ai @ el.par["ai"])
+    if "P_i" not in P:
+        raise ValueError(f"draw_spatial_joint: joint {joint.name!r} ({joint.kind}) has no joint points")
+    d = P["P_j"] - P["P_i"]
+    if any(k in ("line f", "line g") for k in names) or joint.kind == "distance":
+        vec["d"] = d
+    arrows = {}
+    for sym, v in vec.items():
+        if sym == "d":
+            if np.linalg.norm(d) > 1e-9:
+                arrows[sym] = draw_vector_oblique(ax, V, P["P_i"], d, _SYMBOL[sym], color="0.45", width=1.3,
+                                                  label_at=0.5, label_offset=offsets.get(sym, (0.0, 0.0)))
+            continue
+        side = sym.endswith("_j")
+        tail = P["P_j"] if side else P["P_i"]
+        arrows[sym] = draw_vector_oblique(ax, V, tail, length * v / np.linalg.norm(v), _SYMBOL[sym],
+                                          color=colors[1 if side else 0],
+                                          label_offset=offsets.get(sym, (0.0, 0.0)))
+    coincide = np.linalg.norm(d) < 1e-9
+    draw_point_oblique(ax, V, P["P_i"], r"$P_i = P_j$" if coincide else r"$P_i$", color=colors[0],
+                       label_offset=offsets.get("P", (0.0, -0.13)))
+    if not coincide:
+        draw_point_oblique(ax, V, P["P_j"], r"$P_j$", color=colors[1], label_offset=offsets.get("Pj",
+                                                                                            (0.03, -0.09)))
+    return {"points": P, "vectors": vec, "arrows": arrows, "conditions": joint_conditions(joint)}

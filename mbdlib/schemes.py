@@ -12,6 +12,11 @@ scheme                     what it integrates
 ``AugmentedLagrangian``    the index-3 equations, trapezoidal rule, penalty and multiplier
                            updates, mass-orthogonal projections (Bayo, García de Jalón & Serna
                            1988; Bayo & Ledesma 1996)
+``EventDriven(...)``       a system with unilateral contacts: smooth phases between located
+                           events (impacts, lift-off, stick–slip), the mode chosen by a
+                           complementarity problem (Pfeiffer & Glocker 1996)
+``TimeStepping(dt)``       a system with unilateral contacts: Moreau–Jean steps, impulses from
+                           one complementarity problem per step (Moreau 1988; Jean 1999)
 =========================  =====================================================================
 
 A scheme takes only its own options and checks them when it is made::
@@ -31,7 +36,8 @@ import functools
 
 from .errors import MbdError
 
-__all__ = ["ODE", "Baumgarte", "Projection", "AugmentedLagrangian", "SCHEMES", "SOLVERS"]
+__all__ = ["ODE", "Baumgarte", "Projection", "AugmentedLagrangian", "EventDriven", "TimeStepping", "SCHEMES",
+           "SOLVERS"]
 
 #: The scipy integrators an ODE-type scheme can use.
 SOLVERS = ("DOP853", "RK45", "RK23", "Radau")
@@ -220,3 +226,99 @@ class AugmentedLagrangian:
         if isinstance(self.max_newton, bool) or not isinstance(self.max_newton, int) or self.max_newton < 1:
             raise MbdError(f"AugmentedLagrangian: max_newton must be a whole number ≥ 1, "
                            f"got {self.max_newton!r}")
+
+
+def _check_choice(cls, name, value, choices):
+    if value not in choices:
+        raise MbdError(f"{cls}: {name} must be one of {choices}, got {value!r}")
+
+
+@_scheme
+class EventDriven(_ODEOptions):
+    """Event-driven integration of a system with unilateral contacts (Pfeiffer & Glocker 1996).
+
+    Between events the smooth equations of the current *mode* are integrated (``solve_ivp`` with a
+    scipy solver): the closed contacts hold ``g̈ = 0`` with a normal force, the sticking ones also hold
+    their tangential velocity, the sliding ones feel ``−μ λ_n`` against their sliding direction.  The
+    events are located to the solver's tolerance: a gap closing (an impact, by ``law``), a normal force
+    reaching zero (lift-off), friction reaching the cone (stick → slip), a sliding speed reaching zero
+    (slip → stick); after each, the mode is chosen by the complementarity problem of the accelerations.
+
+    Parameters
+    ----------
+    solver, rtol, atol
+        As in :class:`ODE` (tolerances of the smooth phases and of the event times).
+    law : {"newton", "poisson"}
+        The impact law (:func:`mbdlib.contact.impact`).
+    method : {"lemke", "pgs"}
+        The complementarity solver.
+    rest_speed : float
+        An impact slower than this (normal approach speed [m/s]) is made plastic: the contact closes.  This
+        is how a Zeno accumulation of impacts (a bouncing ball) ends: see :func:`mbdlib.simulate`.
+    gap_tol : float
+        A gap below this [m] counts as closed.
+    max_events : int
+        More events than this raise an error (the scheme would chatter).
+    """
+
+    solver: str = "DOP853"
+    rtol: float = 1e-10
+    atol: float = 1e-10
+    law: str = "newton"
+    method: str = "lemke"
+    rest_speed: float = 1e-3
+    gap_tol: float = 1e-8
+    max_events: int = 20000
+    name = "event_driven"
+
+    def __str__(self) -> str:
+        return (f"EventDriven ({self.law} impacts, {self.solver}, rtol {self.rtol:g}, atol {self.atol:g}, "
+                f"rest speed {self.rest_speed:g} m/s)")
+
+    def __post_init__(self):
+        self._check_ode()
+        _check_choice("EventDriven", "law", self.law, ("newton", "poisson"))
+        _check_choice("EventDriven", "method", self.method, ("lemke", "pgs"))
+        _positive("EventDriven", "rest_speed", self.rest_speed)
+        _positive("EventDriven", "gap_tol", self.gap_tol)
+        if isinstance(self.max_events, bool) or not isinstance(self.max_events, int) or self.max_events < 1:
+            raise MbdError(f"EventDriven: max_events must be a whole number ≥ 1, got {self.max_events!r}")
+
+
+@_scheme
+class TimeStepping:
+    """Moreau–Jean time stepping: velocities by impulses, one complementarity problem per step.
+
+    Each step of length ``dt`` (Moreau 1988, "midpoint" rule; Jean 1999): ``q_m = q_k + (h/2) q̇_k``; the
+    contacts with ``g(q_m) ≤ 0`` are active; ``M (q̇_{k+1} − q̇_k) = h Q(t_m, q_m, q̇_k) + Hᵀ P − Jᵀ Λ``
+    with the bilateral joints at the velocity level (``J q̇_{k+1} = −Φ_t``) and the contact impulses P from
+    ``0 ≤ P_n ⊥ u_n⁺ + e u_n⁻ ≥ 0`` and Coulomb's law on ``u_t⁺``; then ``q_{k+1} = q_m + (h/2) q̇_{k+1}``,
+    projected onto the bilateral constraints (and onto ``g = 0`` where a gap was left negative).  The
+    restitution acts at impacts only: a contact already active in the step before, or approaching no faster
+    than one step of the smooth forces makes it, is plastic (otherwise a ball at rest would bounce by
+    ``e g h`` at every step).  No event is located: impacts, lift-off, stick–slip and an
+    accumulation of impacts are all one kind of step, first order in time.
+
+    Parameters
+    ----------
+    dt : float
+        The step [s].
+    method : {"lemke", "pgs"}
+        The complementarity solver.
+    project : bool
+        Project the positions onto the bilateral constraints after each step (and the velocities).
+    """
+
+    dt: float = 1e-3
+    method: str = "lemke"
+    project: bool = True
+    name = "time_stepping"
+
+    def __str__(self) -> str:
+        return f"TimeStepping (Moreau–Jean, dt {self.dt:g} s, {self.method})"
+
+    def __post_init__(self):
+        _positive("TimeStepping", "dt", self.dt)
+        _check_choice("TimeStepping", "method", self.method, ("lemke", "pgs"))
+        if not isinstance(self.project, bool):
+            raise MbdError(f"TimeStepping: project must be True or False, got {self.project!r}")

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validate
+from .contact import Contact, contact_parameters, sphere_plane
 from .errors import ModelError
 from .model import Coordinate, linear_coordinate
 from .rotations import _intrinsic_form, _parity
@@ -109,6 +110,7 @@ class SpatialModel(SpatialMechanism):
         self.loads: list[dict] = []
         self.springs: list[dict] = []
         self.rolling: list[RollingDisk] = []
+        self.contacts: list[Contact] = []
         self._disk_cache = None
 
     def _changed(self):
@@ -367,6 +369,28 @@ class SpatialModel(SpatialMechanism):
         self.rolling.append(RollingDisk(b, R, ax, cen, p0, n, tangents, name))
         self._changed()
         return joint
+
+    # ------------------------------------------------------------------ unilateral contacts
+    def add_sphere_plane(self, body, radius, center=(0.0, 0.0, 0.0), plane_point=(0.0, 0.0, 0.0),
+                         plane_normal=(0.0, 0.0, 1.0), *, restitution, friction, name=None) -> Contact:
+        """A unilateral contact of a sphere of ``radius`` about the body point ``center`` (body frame) with a
+        fixed plane (``plane_normal`` points to the sphere's side): ``g = n·(c − p₀) − R ≥ 0``, two tangent
+        directions for friction.  See :func:`mbdlib.contact.sphere_plane`."""
+        b = self.body(body)
+        who = f"sphere-plane contact on body {b.name!r}"
+        if isinstance(radius, bool) or not isinstance(radius, int | float | np.floating | np.integer) \
+                or not (np.isfinite(radius) and radius > 0):
+            raise ModelError(f"{who}: the radius must be positive, got {radius!r}")
+        name = str(name) if name is not None else f"sphere-plane {len(self.contacts) + 1}"
+        if any(c.name == name for c in self.contacts):
+            raise ModelError(f"a contact named {name!r} already exists; give a unique name=")
+        e, mu = contact_parameters(name, restitution, friction)
+        normal = _unit_or_error(plane_normal, f"{who}: plane_normal")
+        geometry = sphere_plane(b.index, _v3(center, f"{who}: center"), float(radius),
+                                _v3(plane_point, f"{who}: plane_point"), normal)
+        contact = Contact(name, "sphere-plane", (b.name, "ground"), e, mu, 2, geometry)
+        self.contacts.append(contact)
+        return contact
 
     def _disks(self):
         """The rolling disks' data stacked, (K, ...)."""

@@ -148,6 +148,10 @@ class ConstrainedSystem:
         (a joint torque or force), for :func:`mbdlib.linearize`'s ``inputs=``.
     name : str
         What the system describes, for messages.
+    contacts : sequence of Contact, optional
+        Unilateral contacts (:class:`mbdlib.contact.Contact`: gap, normal and tangent rows), which the
+        contact schemes of :func:`mbdlib.simulate` (``EventDriven``, ``TimeStepping``) take into account;
+        empty by default (then nothing changes).
 
     The shapes are checked once, at ``q0``, when the system is built: a wrong shape is reported
     here, with the function that returned it, not deep inside an integrator.
@@ -171,6 +175,7 @@ class ConstrainedSystem:
     structure: Structure | None = None
     inputs: Mapping = field(default_factory=dict)
     name: str = "system"
+    contacts: tuple = ()
     m: int = field(init=False)
     k: int = field(init=False)
 
@@ -220,6 +225,22 @@ class ConstrainedSystem:
         if len(names) != n:
             raise ShapeError(f"{self.name}: {len(names)} coordinate names for n = {n} coordinates")
         set_(self, "coordinate_names", names)
+        set_(self, "contacts", self._check_contacts())
+
+    def _check_contacts(self) -> tuple:
+        contacts = tuple(self.contacts)
+        names = [getattr(c, "name", None) for c in contacts]
+        for c in contacts:
+            if not callable(getattr(c, "kinematics", None)):
+                raise ModelError(f"{self.name}: contacts must be mbdlib.contact.Contact objects (declared on "
+                                 f"the model: add_point_line, add_circle_line, ...), got {c!r}")
+            Wn = np.shape(c.kinematics(self.q0).Wn)
+            if Wn != (self.n,):
+                raise ShapeError(f"{self.name}: contact {c.name!r} has a normal row of shape {Wn}, expected "
+                                 f"({self.n},)")
+        if len(set(names)) != len(names):
+            raise ModelError(f"{self.name}: two contacts share a name ({names}); give each a unique name=")
+        return contacts
 
     def _check_shapes(self):
         n, q, qd, t = self.n, self.q0, self.qd0, self.t0
@@ -254,7 +275,8 @@ class ConstrainedSystem:
     def __repr__(self) -> str:
         return (f"ConstrainedSystem({self.name!r}: n = {self.n} coordinates, m = {self.m} constraint rows"
                 + (f", k = {self.k} velocity rows" if self.k else "")
-                + (f", inputs {list(self.inputs)}" if self.inputs else "") + ")")
+                + (f", inputs {list(self.inputs)}" if self.inputs else "")
+                + (f", {len(self.contacts)} contacts" if self.contacts else "") + ")")
 
 
 def as_system(obj, who: str) -> ConstrainedSystem:

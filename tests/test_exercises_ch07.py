@@ -17,6 +17,7 @@ import nbformat
 import numpy as np
 import pytest
 import sympy as sp
+import sympy.physics.mechanics as me
 from exercise_helpers import (
     VARIANT_SEEDS,
     Exploding,
@@ -24,6 +25,7 @@ from exercise_helpers import (
     assert_hint,
     assert_keys_differ,
     assert_never_crashes_never_correct,
+    assert_variant_correct,
     assert_variant_hint,
     judged,
     variants,
@@ -404,6 +406,103 @@ def test_7_8_final_speed_by_the_planar_model_and_mistakes():
     assert_keys_differ("7.8", variants("7.8"))
 
 
+# ---------------------------------------------------------------- 7.9 the sleigh's total turn
+def _sleigh_turn_by_simulation(m, I, a, v0, w0):
+    """The heading turned, from the chapter's PlanarModel sleigh (multipliers), run until the yaw rate has
+    died out (it decays like exp(-k t) with k = a m V / J)."""
+    sleigh = PlanarModel(gravity=(0.0, 0.0))
+    sleigh.add_body("sleigh", m, I, position=(0.0, 0.0), angle=0.0, velocity=(v0, -a * w0),
+                    angular_velocity=w0)
+    sleigh.add_knife_edge("sleigh", point=(a, 0.0), axis=(1.0, 0.0))
+    J = I + m * a * a
+    k = a * m * math.sqrt(v0**2 + J * w0**2 / m) / J
+    t_end = 30.0 / k + 2.0 * abs(math.atanh(v0 / math.sqrt(v0**2 + J * w0**2 / m))) / k
+    run = simulate(sleigh.system(), t_end, Projection(rtol=1e-11, atol=1e-11), t_eval=[0.0, t_end])
+    assert abs(run.qd[-1, 2]) < 1e-9 * abs(w0)
+    return run.q[-1, 2] - run.q[0, 2]
+
+
+def test_7_9_total_turn_by_the_planar_model_and_mistakes():
+    ex = get("7.9")
+    for q in [ex.params] + variants("7.9")[:3]:
+        turn = _sleigh_turn_by_simulation(**q)
+        assert ex.key(params=q) == pytest.approx(turn, rel=1e-7), q
+        assert_variant_correct("7.9", turn, q)
+        assert_variant_hint("7.9", -turn, q, "the way it started")
+        assert_variant_hint("7.9", math.degrees(turn), q, "radians")
+    m, I, a, v0, w0 = (ex.params[k] for k in ("m", "I", "a", "v0", "w0"))
+    J = I + m * a * a
+    assert_hint("7.9", math.sqrt(J / m) / a * math.pi / 2, "gd(kappa t0)")
+    assert_hint("7.9", math.sqrt(I / m) / a * (math.pi / 2 + math.atan(math.sinh(
+        math.atanh(v0 / math.sqrt(v0**2 + I * w0**2 / m))))), "blade point")
+    assert_keys_differ("7.9", variants("7.9"))
+
+
+def test_7_9_a_sleigh_started_backwards_turns_less():
+    """Started backwards (v0 < 0) the yaw rate only decays: the turn is below (√(J/m)/a) π/2."""
+    q = dict(get("7.9").params, v0=-0.5)
+    turn = _sleigh_turn_by_simulation(**q)
+    J = q["I"] + q["m"] * q["a"] ** 2
+    assert 0 < turn < math.sqrt(J / q["m"]) / q["a"] * math.pi / 2
+    assert get("7.9").key(params=q) == pytest.approx(turn, rel=1e-7)
+
+
+# ---------------------------------------------------------------- 7.10 the rolling rows (a function)
+def rows_by_motion(q, qd, radius, h=1e-6):
+    """The two rolling rows from the motion itself: the disk's material point at the contact, kept in body
+    coordinates and carried by a central difference of the body's pose; its velocity times |w| in x, y."""
+    q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+    A = dcm_from_quat(q[3:7])
+    a = A @ [0.0, 1.0, 0.0]
+    w = np.array([0.0, 0.0, 1.0]) - a[2] * a
+    s_body = A.T @ (-radius * w / np.linalg.norm(w))  # the contact point in body coordinates
+
+    def point(step):
+        p = q[3:7] + step * qd[3:7]
+        return q[:3] + step * qd[:3] + dcm_from_quat(p / np.linalg.norm(p)) @ s_body
+
+    v = (point(h) - point(-h)) / (2 * h)
+    return np.linalg.norm(w) * v[:2]
+
+
+def test_7_10_reference_is_the_contact_points_velocity_and_rolling_gives_zero():
+    ex = get("7.10")
+    for seed in (None, *VARIANT_SEEDS):
+        for q, qd, radius in ex.grading_cases(None if seed is None else np.random.default_rng(seed)):
+            np.testing.assert_allclose(ex.key(q, qd, radius), rows_by_motion(q, qd, radius), atol=1e-8)
+    m = disk_on_circle(0.3, 0.35, 1.5, 1.5)  # a disk that rolls: both rows vanish
+    q, qd = m.q_guess(), m.qd_guess()
+    np.testing.assert_allclose(ex.key(q, qd, 0.3), 0.0, atol=1e-12)
+    assert_correct("7.10", rows_by_motion)
+
+
+def test_7_10_mistakes_on_public_and_hidden_cases():
+    from mbdlib.exercises import ch07
+
+    ex = get("7.10")
+    expect = [({"scale": False}, "times |w|"), ({"frame": "body"}, "BODY"),
+              ({"side": 1.0}, "top of the disk"), ({"turn": False}, "rotation moves")]
+    for kw, words in expect:
+        def wrong(q, qd, radius, kw=kw):
+            return ch07._rows(q, qd, radius, **kw)
+
+        assert_hint("7.10", wrong, words)
+        for seed in VARIANT_SEEDS:
+            cases = ex.grading_cases(np.random.default_rng(seed))
+            v = judge(ex, [wrong(*c) for c in cases], cases, {})
+            assert v.verdict == "wrong" and words in v.hint, (seed, words, v)
+    assert_hint("7.10", lambda q, qd, radius: np.zeros(3), "two rows")
+    assert evaluate("7.10", lambda q, qd, radius: None).verdict == "unanswered"
+    table = [(c, ex.key(*c)) for c in ex.grading_cases(None)]
+
+    def lookup(q, qd, radius):  # right on the public cases only
+        return next((k for c, k in table if np.allclose(c[0], q) and np.allclose(c[1], qd)), np.zeros(2))
+
+    assert_correct("7.10", lookup)
+    cases = ex.grading_cases(np.random.default_rng(VARIANT_SEEDS[0]))
+    assert judge(ex, [lookup(*c) for c in cases], cases, {}).verdict == "wrong"
+
+
 def test_7_hints_print_no_expected_value():
     for ex in exercises(7):
         for mistake in ex.mistakes:
@@ -461,7 +560,8 @@ def test_released_chapter_7_graded_for_two_students(tmp_path):
     roster.write_text("student_id,name,file\ns1,Ann,ann.ipynb\ns2,Bo,bo.ipynb\n")
     secret = tmp_path / "secret"
     secret.write_bytes(b"chapter-7-secret-for-the-tests-0123456789")
-    release_variants(ROOT / "solutions" / "ch07_spatial.ipynb", roster, secret, tmp_path / "rel")
+    release_variants(ROOT / "solutions" / "ch07_spatial.ipynb", roster, secret, tmp_path / "rel",
+                     allow_solutions=True)
     out = tmp_path / "grades.csv"
     grade([tmp_path / "rel"], out, timeout=120, workers=2, roster=roster, secret_file=secret,
           log=lambda *a: None)
@@ -471,11 +571,11 @@ def test_released_chapter_7_graded_for_two_students(tmp_path):
     key = read_secret(secret)
     changed = [ex.id for ex in exercises(7) if ex.variant is not None and not np.allclose(
         *(np.asarray(ex.key(params=student_params(ex, s, key)), dtype=float) for s in ("s1", "s2")))]
-    assert {"7.1", "7.2", "7.6", "7.7b", "7.7c", "7.8"} <= set(changed)
+    assert {"7.1", "7.2", "7.6", "7.7b", "7.7c", "7.8", "7.9"} <= set(changed)
 
 
 # ---------------------------------------------------------------- practice inside the pages (7.P1-7.P5)
-PRACTICE = ["7.P1", "7.P2", "7.P3", "7.P4", "7.P5"]
+PRACTICE = ["7.P1", "7.P2", "7.P3", "7.P4", "7.P5", "7.P6", "7.P7", "7.P8"]
 
 
 def _practice_right(exercise_id):
@@ -495,6 +595,16 @@ def _practice_right(exercise_id):
         from scipy.optimize import brentq
 
         return brentq(lambda s: _kane_lean(s, ch07.PAGE_LEAN, ch07.PAGE_TURN), -100.0, 100.0)
+    if exercise_id == "7.P6":  # the contact point's velocity from the body's motion (central difference)
+        m = ch07.page_slipping_disk()
+        return rows_by_motion(m.q_guess(), m.qd_guess(), ch07.PAGE_ROLL["radius"])
+    if exercise_id == "7.P7":  # the peak of the simulated yaw rate: where v (its derivative's sign) is zero
+        return _sleigh_peak_by_simulation(**ch07.PAGE_SLEIGH)
+    if exercise_id == "7.P8":  # d v_O / d u2 of the oracle's disk, whose speeds roll by construction
+        disk = rolling_disk_kanes_method(ch07.PAGE_KANE["radius"], 2.0, G)
+        v2 = me.partial_velocity([disk["centre"].vel(disk["N"])], [disk["u"][1]], disk["N"])[0][0]
+        v2 = v2.to_matrix(disk["N"]).subs({disk["q"][0]: ch07.PAGE_KANE["heading"], disk["q"][1]: 0.3})
+        return np.array(v2, dtype=float).ravel()
     t = ch07.PAGE_TOP  # 7.P5: where the quadratic's two real roots meet (bisection on real roots)
     A = t["A_c"] + t["m"] * t["l"] ** 2
 
@@ -506,6 +616,30 @@ def _practice_right(exercise_id):
         mid = 0.5 * (lo + hi)
         lo, hi = (lo, mid) if real_roots(mid) else (mid, hi)
     return hi
+
+
+def _sleigh_peak_by_simulation(m, I, a, v0, w0):
+    """[t, ω] where the simulated sleigh turns fastest: ω̇ ∝ v ω, so the peak is where the blade's speed v
+    crosses zero (a root of the dense solution of the Newton–Euler equations with the blade's force)."""
+    from scipy.optimize import brentq
+
+    def rhs(_, y):  # x, y, phi, their rates: m r_G'' = lam u2, I phi'' = a lam, with (r_P)' . u2 = 0
+        phi, vx, vy, w = y[2], y[3], y[4], y[5]
+        u1, u2 = np.array([math.cos(phi), math.sin(phi)]), np.array([-math.sin(phi), math.cos(phi)])
+        v = np.array([vx, vy]) @ u1
+        lam = m * I * v * w / (I + m * a * a)  # from d/dt (r_G' . u2 + a w) = 0
+        acc = lam / m * u2
+        return [vx, vy, w, acc[0], acc[1], a * lam / I]
+
+    sol = solve_ivp(rhs, (0.0, 3.0), [0.0, 0.0, 0.0, v0, -a * w0, w0], method="DOP853", rtol=1e-12,
+                    atol=1e-12, dense_output=True)
+
+    def blade(t):
+        y = sol.sol(t)
+        return y[3] * math.cos(y[2]) + y[4] * math.sin(y[2])
+
+    t_peak = brentq(blade, 0.0, 3.0, xtol=1e-14)
+    return np.array([t_peak, sol.sol(t_peak)[5]])
 
 
 def _door():

@@ -1,4 +1,5 @@
-"""Nonholonomic dynamics in the plane: the Chaplygin sleigh three ways (issue 15).
+"""Nonholonomic dynamics: the Chaplygin sleigh three ways (issue 15), its analytic solution, and the rolling
+disk's rows against the contact point's velocity (issue 26).
 
 A body on a horizontal plane carries a knife edge at ``P``, a distance ``a`` ahead of its centre of mass
 along its axis: ``P`` cannot move across the blade.
@@ -18,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.integrate import solve_ivp
 
 from mbdlib import PlanarModel, Projection, dae, simulate
@@ -96,3 +99,76 @@ def test_chaplygin_sleigh_multipliers_equal_kane_with_independent_speeds():
         kane = np.asarray(f(*q, u1, u3), dtype=float).ravel()    # [ẋ, ẏ, θ̇, u̇1, u̇3, (u̇2)]
         qdd, _ = dae.accelerations(system, 0.0, q, qd)
         np.testing.assert_allclose(qdd[[0, 2]], kane[3:5], atol=1e-10 * (1 + np.abs(kane).max()))
+
+
+# ---------------------------------------------------------------- the analytic solution (page 7.4)
+def analytic_sleigh(m, inertia, a, v0, w0, t):
+    """v, ω, φ − φ0 of the sleigh in closed form: with I_P = I + m a², v∞ = √(v0² + I_P ω0²/m) (the energy),
+    κ = a m v∞ / I_P and tanh κ t0 = v0/v∞: v = −v∞ tanh κ(t − t0), ω = ±v∞ √(m/I_P) sech κ(t − t0),
+    φ − φ0 = ±(√(I_P/m)/a) [gd κ(t − t0) + gd κ t0], gd x = atan(sinh x), the sign of ω0."""
+    ip = inertia + m * a * a
+    v_inf = np.sqrt(v0**2 + ip * w0**2 / m)
+    kappa = a * m * v_inf / ip
+    t0 = np.arctanh(v0 / v_inf) / kappa
+    x = kappa * (np.asarray(t) - t0)
+    s = np.sign(w0)
+    return (-v_inf * np.tanh(x), s * v_inf * np.sqrt(m / ip) / np.cosh(x),
+            s * np.sqrt(ip / m) / a * (np.arctan(np.sinh(x)) + np.arctan(np.sinh(kappa * t0))))
+
+
+@settings(max_examples=12, deadline=None)
+@given(m=st.floats(0.5, 5.0), inertia=st.floats(0.02, 0.5), a=st.floats(0.1, 0.8),
+       v0=st.floats(-1.5, 1.5), w0=st.floats(0.3, 4.0), sign=st.sampled_from([-1.0, 1.0]))
+def test_sleigh_by_multipliers_follows_the_analytic_solution(m, inertia, a, v0, w0, sign):
+    """For any sleigh and start (forwards or backwards, turning either way) the multiplier simulation
+    follows the tanh / sech / Gudermannian solution in v, ω and the heading."""
+    w0 *= sign
+    model = PlanarModel(gravity=(0.0, 0.0))
+    model.add_body("sleigh", m, inertia, position=(0.0, 0.0), angle=0.0, velocity=(v0, -a * w0),
+                   angular_velocity=w0)
+    model.add_knife_edge("sleigh", point=(a, 0.0), axis=(1.0, 0.0))
+    t = np.linspace(0.0, 3.0, 7)
+    res = simulate(model.system(), 3.0, Projection(rtol=1e-11, atol=1e-11), t_eval=t)
+    v_ref, w_ref, phi_ref = analytic_sleigh(m, inertia, a, v0, w0, t)
+    theta = res.q[:, 2]
+    v = res.qd[:, 0] * np.cos(theta) + res.qd[:, 1] * np.sin(theta)
+    scale = 1.0 + abs(v0) + abs(w0)
+    np.testing.assert_allclose(v, v_ref, atol=1e-7 * scale)
+    np.testing.assert_allclose(res.qd[:, 2], w_ref, atol=1e-7 * scale)
+    np.testing.assert_allclose(theta, phi_ref, atol=1e-7 * scale)
+
+
+# ---------------------------------------------------------------- the rolling rows (page 7.3)
+@settings(max_examples=25, deadline=None)
+@given(heading=st.floats(-3.0, 3.0), lean=st.floats(-1.2, 1.2), spin=st.floats(-3.0, 3.0),
+       radius=st.floats(0.05, 1.0), seed=st.integers(0, 2**16))
+def test_rolling_rows_are_the_contact_points_velocity_times_w(heading, lean, spin, radius, seed):
+    """On the height row, the disk's two rolling rows B q̇ are |w| times the x, y velocity of its material
+    point at the contact — carried along the motion by a central difference, for any rates; and the
+    normal component of that velocity is the height row's rate over 2h."""
+    from mbdlib import SpatialModel
+    from mbdlib.rotations import dcm_from_axis_angle, dcm_from_quat, quat_from_dcm
+
+    e = np.eye(3)
+    A = dcm_from_axis_angle(e[2], heading) @ dcm_from_axis_angle(e[0], lean) @ dcm_from_axis_angle(e[1], spin)
+    a = A @ e[1]
+    w = e[2] - a[2] * a
+    model = SpatialModel(gravity=(0.0, 0.0, -9.81))
+    model.add_body("disk", (0.3, -0.2, radius * np.linalg.norm(w)), quat_from_dcm(A), inertia=[1, 2, 1])
+    model.add_rolling_disk("disk", radius, axis=(0.0, 1.0, 0.0))
+    q = model.q_guess()
+    rng = np.random.default_rng(seed)
+    qd = rng.normal(size=7)
+    qd[3:7] -= (qd[3:7] @ q[3:7]) * q[3:7]
+    s_body = A.T @ (-radius * w / np.linalg.norm(w))             # the contact point in body coordinates
+
+    def point(h):
+        p = q[3:7] + h * qd[3:7]
+        return q[:3] + h * qd[:3] + dcm_from_quat(p / np.linalg.norm(p)) @ s_body
+
+    h = 1e-6
+    v_P = (point(h) - point(-h)) / (2 * h)
+    tol = 1e-7 * (1 + np.abs(qd).max())
+    np.testing.assert_allclose(model.B(q) @ qd, np.linalg.norm(w) * v_P[:2], atol=tol)
+    height = model.phi_q(q)[0] @ qd
+    assert v_P[2] == pytest.approx(height / (2 * q[2]), abs=tol)

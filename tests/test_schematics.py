@@ -197,3 +197,179 @@ def test_oblique_arc_turns_from_start_by_the_angle(ax):
     assert out["head"] is not None and out["label"].get_text() == r"$\psi$"
     with pytest.raises(ValueError, match="parallel to the axis"):
         S.draw_arc_oblique(ax, V, (0, 0, 0), (0, 0, 1), (0, 0, 2), 1.0)
+
+
+def test_rack_and_pinion_mesh_where_the_constraint_puts_them(ax):
+    """The rack's pitch line touches the pitch circle on the right of the rack's axis (RackPinion's
+    convention), the teeth lie between root and tip circles, and turning the pinion by one tooth moves the
+    rack by one pitch 2πρ/N: the drawing at angle 2π/N is the drawing at 0 (in mesh as it rolls)."""
+    c, rho, N, axis = np.array([1.0, 2.0]), 0.5, 12, np.pi / 2     # rack along +y: the pinion on its left
+    out = S.draw_rack_pinion(ax, c, rho, angle=0.0, axis=axis, teeth=N)
+    np.testing.assert_allclose(out["pitch_point"], c + [rho, 0.0], atol=1e-12)   # right of u = +y: +x
+    m = 2 * rho / N
+    r = np.hypot(*(out["pinion"].get_xy() - c).T)
+    assert r.min() == pytest.approx(rho - 1.25 * m) and r.max() == pytest.approx(rho + m)
+    teeth = out["rack_teeth"]
+    np.testing.assert_allclose(teeth[:, 0], c[0] + rho)                          # on the pitch line
+    assert np.isclose(np.abs(teeth[:, 1] - out["pitch_point"][1]), 0.0).any()    # a tooth at the pitch point
+    turned = S.draw_rack_pinion(ax, c, rho, angle=2 * np.pi / N, axis=axis, teeth=N)
+    pitch = 2 * np.pi * rho / N
+    np.testing.assert_allclose(turned["rack_teeth"], out["rack_teeth"] + [0.0, pitch], atol=1e-12)
+    a, b = (np.round(p["pinion"].get_xy(), 12) for p in (out, turned))
+    assert {tuple(x) for x in a} == {tuple(x) for x in b}                         # the same teeth, one on
+    with pytest.raises(ValueError, match="at least 6 teeth"):
+        S.draw_rack_pinion(ax, c, rho, teeth=3)
+
+
+# ---------------------------------------------------------------- spatial schematics (chapter 7)
+def test_oblique_vector_is_the_projected_vector_and_end_on_is_a_dot(ax):
+    V = S.oblique(-50.0, 25.0)
+    out = S.draw_vector_oblique(ax, V, (0.1, 0.2, 0.3), (0.5, -0.2, 0.4), r"$\mathbf{f}_i$")
+    tail, head = out["arrow"]._posA_posB
+    np.testing.assert_allclose(tail, V @ [0.1, 0.2, 0.3], atol=1e-12)
+    np.testing.assert_allclose(np.subtract(head, tail), V @ [0.5, -0.2, 0.4], atol=1e-12)
+    assert out["label"].get_text() == r"$\mathbf{f}_i$"
+    toward_viewer = np.cross(V[0], V[1])             # a vector along the line of sight: a dot, not an arrow
+    dot = S.draw_vector_oblique(ax, V, (0, 0, 0), 0.3 * toward_viewer)["arrow"]
+    np.testing.assert_allclose(np.ravel(dot.get_xydata()), [0.0, 0.0], atol=1e-12)
+
+
+def test_oblique_circle_lies_in_its_plane_at_its_radius(ax):
+    V = S.oblique(-60.0, 20.0)
+    axis = np.array([0.3, -0.5, 0.8])
+    out = S.draw_circle_oblique(ax, V, (1.0, 2.0, 0.5), axis, 0.4, fill="#9ecae1")
+    rim = out["points"]
+    np.testing.assert_allclose(np.linalg.norm(rim - [1.0, 2.0, 0.5], axis=1), 0.4, atol=1e-12)
+    np.testing.assert_allclose((rim - [1.0, 2.0, 0.5]) @ axis, 0.0, atol=1e-12)
+    np.testing.assert_allclose(out["rim"].get_xydata()[:-1], rim @ V.T, atol=1e-12)
+    assert out["disk"] is not None
+    with pytest.raises(ValueError, match="radius must be positive"):
+        S.draw_circle_oblique(ax, V, (0, 0, 0), (0, 0, 1), -1.0)
+
+
+def test_oblique_box_has_twelve_edges_of_the_box(ax):
+    V = S.oblique(-60.0, 20.0)
+    A = S.rot2(0.4)
+    A3 = np.eye(3)
+    A3[:2, :2] = A
+    out = S.draw_box_oblique(ax, V, (0.5, 0.0, 0.2), A3, half=(0.3, 0.2, 0.1))
+    assert len(out["edges"]) == 12
+    lengths = sorted(np.linalg.norm(np.diff(e.get_xydata(), axis=0)) for e in out["edges"])
+    # each edge is a body axis of length 2 * half, projected: compare with V @ (2 half_k A e_k)
+    expected = sorted(float(np.linalg.norm(V @ (2 * h * A3[:, k]))) for k, h in enumerate((0.3, 0.2, 0.1))
+                      for _ in range(4))
+    np.testing.assert_allclose(lengths, expected, atol=1e-12)
+
+
+def test_right_angle_mark_refuses_a_false_right_angle(ax):
+    V = S.oblique()
+    out = S.draw_right_angle_oblique(ax, V, (0, 0, 0), (1, 0, 0), (0, 0, 2), size=0.1)
+    np.testing.assert_allclose(out["mark"].get_xydata()[1], V @ [0.1, 0.0, 0.1], atol=1e-12)
+    with pytest.raises(ValueError, match="not perpendicular"):
+        S.draw_right_angle_oblique(ax, V, (0, 0, 0), (1, 0, 0), (1, 1, 0))
+
+
+def _joint_pair(kind, rng):
+    """Two bodies joined by one joint of this kind, then moved to a random pose the joint allows: body j
+    turned about the joint axis (and slid along it) relative to body i, both turned by a random rotation."""
+    from mbdlib.rotations import dcm_from_axis_angle, quat_from_dcm
+    from mbdlib.spatial import SpatialModel
+
+    m = SpatialModel()
+    lift = 0.25 if kind in ("cylindrical", "prismatic") else 0.0
+    m.add_body("i", (-0.4, 0.0, 0.0))
+    m.add_body("j", (0.4, 0.0, lift))
+    if kind == "distance":
+        joint = m.add_distance("i", "j", (0.25, 0, 0), (-0.25, 0, 0))
+    elif kind == "universal":
+        joint = m.add_universal("i", "j", (0.4, 0, 0), (-0.4, 0, 0), axis_i=(0, 1, 0), axis_j=(0, 0, 1))
+    elif kind == "spherical":
+        joint = m.add_spherical("i", "j", (0.4, 0, 0), (-0.4, 0, 0))
+    else:
+        joint = getattr(m, f"add_{kind}")("i", "j", (0.4, 0, 0), (-0.4, 0, 0), axis_i=(0, 0, 1))
+    R = dcm_from_axis_angle(rng.normal(size=3), rng.uniform(0, 3))
+    turn = 0.0 if kind == "prismatic" else rng.uniform(-1, 1)
+    Rj = R @ dcm_from_axis_angle(np.array([0.0, 0.0, 1.0]), turn)
+    if kind in ("spherical", "distance"):
+        Rj = R
+    si = np.array([0.25 if kind == "distance" else 0.4, 0.0, 0.0])
+    slide = rng.uniform(0.1, 0.4) if kind in ("cylindrical", "prismatic") else 0.0
+    gap = np.array([0.3, 0.0, 0.0]) if kind == "distance" else np.array([0.0, 0.0, slide])
+    q = m.q_guess()
+    q[0:3], q[3:7] = 0.0, quat_from_dcm(R)                  # body i at the origin, turned by R
+    P_j = R @ si + R @ gap                                  # slid along the axis (or the rod's length away)
+    q[7:10], q[10:14] = P_j - Rj @ (-si), quat_from_dcm(Rj)
+    return m, joint, q
+
+
+JOINT_KINDS = ["spherical", "universal", "revolute", "cylindrical", "prismatic", "distance"]
+
+
+@pytest.mark.parametrize("kind", JOINT_KINDS)
+def test_spatial_joint_drawn_with_the_vectors_its_equations_keep(ax, kind):
+    """At a pose the joint allows (its equations hold), the drawn vectors satisfy the printed conditions:
+    every pair named by a row is perpendicular, P_i = P_j where the joint has a ball, and there is one
+    condition per row (the ball's three rows as one)."""
+    rng = np.random.default_rng(3)
+    m, joint, q = _joint_pair(kind, rng)
+    np.testing.assert_allclose(joint.phi(q), 0.0, atol=1e-12)
+    out = S.draw_spatial_joint(ax, S.oblique(), m, joint, q)
+    vec, P = out["vectors"], out["points"]
+    names = [lab.split(joint.name, 1)[1].strip() for lab in joint.labels]
+    for name in names:
+        if name in S.JOINT_ROW_VECTORS:
+            a, b = S.JOINT_ROW_VECTORS[name]
+            assert abs(vec[a] @ vec[b]) < 1e-12, (name, vec[a], vec[b])
+    ball = {"x", "y", "z"} <= set(names)
+    assert (np.linalg.norm(P["P_j"] - P["P_i"]) < 1e-12) == ball
+    assert len(out["conditions"]) == len(names) - (2 if ball else 0)
+    for sym, arrow in out["arrows"].items():
+        assert arrow["label"].get_text().startswith("$"), sym
+    ax.figure.canvas.draw()
+
+
+def test_spatial_joint_drawing_refuses_a_joint_of_another_model(ax):
+    from mbdlib.spatial import SpatialModel
+
+    a, b = SpatialModel(), SpatialModel()
+    for m in (a, b):
+        m.add_body("i")
+        m.add_body("j", (1.0, 0.0, 0.0))
+    joint = a.add_revolute("i", "j", (0.5, 0, 0), (-0.5, 0, 0))
+    with pytest.raises(ValueError, match="not a joint of this model"):
+        S.draw_spatial_joint(ax, S.oblique(), b, joint)
+
+
+def test_contact_frame_and_gap(ax):
+    """The normal is the unit of the given direction, the tangent turned by −90° from it (t, n like x, y),
+    and the gap's dimension line is parallel to n with the gap's length."""
+    out = S.draw_contact(ax, (1.0, 0.5), (0.0, 2.0), gap=0.3, length=0.5)
+    tail, head = out["normal"]["arrow"]._posA_posB
+    np.testing.assert_allclose(np.subtract(head, tail), [0.0, 0.5], atol=1e-12)
+    tail, head = out["tangent"]["arrow"]._posA_posB
+    np.testing.assert_allclose(np.subtract(head, tail), [0.5, 0.0], atol=1e-12)
+    xs, ys = out["gap"].get_data()
+    assert xs[0] == pytest.approx(xs[1]) and ys[1] - ys[0] == pytest.approx(0.3)
+    assert out["label"].get_text() == "g"
+    assert S.draw_contact(ax, (0, 0), (1, 0))["gap"] is None
+    with pytest.raises(ShapeError):
+        S.draw_contact(ax, (0, 0), (0, 0))
+
+
+@pytest.mark.parametrize("mu", [0.0, 0.3, 1.0, 2.5])
+def test_friction_cone_opens_by_atan_mu_about_the_normal(ax, mu):
+    normal = np.array([0.6, 0.8])
+    out = S.draw_friction_cone(ax, (0.2, 0.1), normal, mu, length=0.7, label="μ")
+    for line in out["edges"]:
+        (x0, x1), (y0, y1) = line.get_data()
+        edge = np.array([x1 - x0, y1 - y0])
+        assert np.hypot(*edge) == pytest.approx(0.7)
+        assert np.arccos(edge @ normal / 0.7) == pytest.approx(np.arctan(mu), abs=1e-12)
+    e0, e1 = (np.subtract(*np.array(line.get_data()).T[::-1]) for line in out["edges"])
+    def cross(a, b):
+        return a[0] * b[1] - a[1] * b[0]
+
+    assert cross(normal, e0) * cross(normal, e1) <= 1e-15                # one edge on each side
+    assert len(out["cone"].get_xy()) >= 3 and out["label"].get_text() == "μ"
+    with pytest.raises(ShapeError, match="friction coefficient"):
+        S.draw_friction_cone(ax, (0, 0), (0, 1), -0.1)

@@ -24,6 +24,7 @@ ITEMS = {
     "inertia_plausibility": (2, "inertia plausibility"),
     "joints": (3, "joints"),
     "connectivity": (3, "connectivity"),
+    "contacts": (3, "contacts"),
     "dof": (4, "degrees of freedom"),
     "redundant": (4, "redundant constraints"),
     "mass_matrix": (5, "mass matrix: symmetric, positive definite"),
@@ -273,7 +274,10 @@ def step3(v: ModelView) -> list:
     )
     names = [b.name for b in v.bodies]
     adj = {b: set() for b in [v.ground] + names}
-    for a, b in v.edges:
+    contacts = getattr(v.system, "contacts", ())
+    touching = [(c.bodies[0], c.bodies[-1] if len(c.bodies) > 1 else v.ground) for c in contacts]
+    for a, b in list(v.edges) + [(a if a != "ground" else v.ground, b if b != "ground" else v.ground)
+                                 for a, b in touching]:
         adj.setdefault(a, set()).add(b)
         adj.setdefault(b, set()).add(a)
     seen, todo = {v.ground}, [v.ground]
@@ -303,7 +307,29 @@ def step3(v: ModelView) -> list:
             f"{plural(len(names), 'body', 'bodies')} connected to the {v.ground}",
             bodies=[],
         )
-    return [joints, conn]
+    return [joints, conn] + ([_contacts(v, contacts)] if contacts else [])
+
+
+def _contacts(v: ModelView, contacts) -> dict:
+    """Each unilateral contact: its gap at the configuration (< 0: interpenetrating), e ∈ [0, 1], μ ≥ 0."""
+    rows, bad = [], []
+    for c in contacts:
+        g = float(c.gap(v.q))
+        rows.append(f"{c.name} ({c.kind}, {'-'.join(c.bodies)}): gap {f3(g)} m, e {f3(c.restitution)}, "
+                    f"μ {f3(c.friction)}")
+        if g < -1e-8:
+            bad.append((c, f"contact {c.name!r} interpenetrates by {f3(-g)} m: move {c.bodies[0]!r} out of "
+                           "contact (gap ≥ 0) in the start state"))
+        if not 0.0 <= c.restitution <= 1.0:
+            bad.append((c, f"contact {c.name!r}: give a restitution coefficient in [0, 1], not "
+                           f"{f3(c.restitution)}"))
+        if c.friction < 0.0:
+            bad.append((c, f"contact {c.name!r}: give a friction coefficient ≥ 0, not {f3(c.friction)}"))
+    detail = f"{plural(len(contacts), 'contact')}: " + "; ".join(rows)
+    gaps = {c.name: float(c.gap(v.q)) for c in contacts}
+    if bad:
+        return item("contacts", "fail", detail, bad[0][1], gaps=gaps, failing=[c.name for c, _ in bad])
+    return item("contacts", "pass", detail, gaps=gaps, failing=[])
 
 
 # ====================================================================== step 4: DOF and redundancy

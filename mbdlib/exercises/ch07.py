@@ -16,11 +16,13 @@ states and inertias against the block of :meth:`SpatialModel.M` (without its shi
 7.7a-c take one rolling disk through the chapter's analysis, each part graded on its own: (a) the
 counts of coordinates, holonomic and nonholonomic rows and of position and velocity DOF; (b) the radius
 of the steady circle for a given speed and lean; (c) the lean one second after a sideways push, by
-simulation (:func:`disk_on_circle` builds the model).
+simulation (:func:`disk_on_circle` builds the model).  7.9 asks for the sleigh's total turn from the
+closed form derived on page 7.4; 7.10 for a FUNCTION, ``rolling_rows(q, qd, radius)``, the values of a
+disk's two rolling rows (page 7.3), graded on hidden random states against :meth:`SpatialModel.B`.
 
-**Variants.** 7.1, 7.2, 7.4, 7.6, 7.7b, 7.7c and 7.8 draw each student's numbers (``params``/``variant``;
-the public numbers are the notebook's); 7.3 draws its hidden cases.  7.5 (the Bricard linkage) and 7.7a
-grade the topology of one mechanism and are the same for everyone.
+**Variants.** 7.1, 7.2, 7.4, 7.6, 7.7b, 7.7c, 7.8 and 7.9 draw each student's numbers
+(``params``/``variant``; the public numbers are the notebook's); 7.3 and 7.10 draw their hidden cases.
+7.5 (the Bricard linkage) and 7.7a grade the topology of one mechanism and are the same for everyone.
 
 =====  ======================================================  ======
 id     exercise                                                points
@@ -35,6 +37,8 @@ id     exercise                                                points
 7.7b   Rolling disk: radius of the steady circle               2
 7.7c   Rolling disk: the lean after a sideways push            2
 7.8    The Chaplygin sleigh's final speed                      2
+7.9    The Chaplygin sleigh's total turn (closed form)         2
+7.10   The rolling rows of a disk (a function)                 2
 =====  ======================================================  ======
 
 References: P. E. Nikravesh, *Computer-Aided Analysis of Mechanical Systems*, 1988, ch. 6, 7 and
@@ -485,6 +489,9 @@ register(
                     "A is the transverse moment about the PIVOT: A = A_c + m l^2 (parallel axis)"),
             Mistake(lambda theta_deg, **p: precession_rates(theta_deg=90.0 - theta_deg, **p)[0],
                     "theta is the tilt from the vertical: cos(theta), not sin(theta)"),
+            Mistake(lambda theta_deg, **p: precession_rates(theta_deg=math.degrees(theta_deg), **p)[0],
+                    "you took the cosine of the tilt in degrees: math.cos takes radians "
+                    "(math.radians(theta_deg))"),
             Mistake(lambda **p: _slow_rate(**p) / (2 * math.pi),
                     "that is in revolutions per second; give Omega in rad/s"),
         ],
@@ -710,9 +717,9 @@ register(
 PAGE_P = np.array([0.9, 0.15, -0.2, 0.35]) / np.linalg.norm([0.9, 0.15, -0.2, 0.35])  # 7.P1: the block
 PAGE_OMEGA = np.array([3.0, -1.0, 5.0])  # its angular velocity, global components (rad/s)
 PAGE_J = np.array([[0.02, 0.002, 0.0], [0.002, 0.03, 0.0], [0.0, 0.0, 0.04]])  # central inertia (kg m²)
-PAGE_DISK_R = 0.3  # 7.P4: the rolling disk's radius (m)
+PAGE_DISK_R = 0.3  # 7.P4: the rolling disk's radius (m), page 7.5
 PAGE_LEAN, PAGE_TURN = math.radians(30.0), 2.0  # its lean (rad) and turning rate (rad/s)
-PAGE_TOP = {"m": 1.0, "l": 0.1, "A_c": 0.004, "C": 0.006, "theta": 0.5}  # 7.P5: the top of page 7.4
+PAGE_TOP = {"m": 1.0, "l": 0.1, "A_c": 0.004, "C": 0.006, "theta": 0.5}  # 7.P5: the top of page 7.6
 
 
 def page_rates():
@@ -859,6 +866,274 @@ register(
                     "the factor 4 is missing"),
             Mistake(lambda: _min_spin() / (2 * math.pi),
                     "give the spin in rad/s, not revolutions per second"),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ practice of pages 7.3-7.5 (7.P6-7.P8)
+PAGE_ROLL = {"radius": 0.3, "lean": 0.35, "velocity": (0.6, 0.2, 0.05),
+             "angular_velocity": (0.5, -1.0, 4.0)}  # 7.P6: a disk of page 7.3 that slips (m, rad, m/s, rad/s)
+
+
+def page_slipping_disk() -> SpatialModel:
+    """7.P6: the disk of page 7.3, axis = body y, leaning by ``PAGE_ROLL["lean"]`` towards +y, its contact
+    point at the origin, with a centre velocity and an angular velocity (global) that do NOT roll.
+
+    >>> m = page_slipping_disk()
+    >>> bool(abs(m.B(m.q_guess()) @ m.qd_guess()).max() > 0.1)     # it slips: the rows are not zero
+    True
+    """
+    R, lean = PAGE_ROLL["radius"], PAGE_ROLL["lean"]
+    c, s = math.cos(lean), math.sin(lean)
+    A = np.array([[1.0, 0.0, 0.0], [0.0, c, s], [0.0, -s, c]])  # columns: heading, axis, up in the disk
+    model = SpatialModel(gravity=(0.0, 0.0, -G))
+    model.add_body("disk", R * A[:, 2], quat_from_dcm(A), mass=DISK_MASS,
+                   inertia=[DISK_MASS * R**2 / 4, DISK_MASS * R**2 / 2, DISK_MASS * R**2 / 4],
+                   velocity=PAGE_ROLL["velocity"], angular_velocity=PAGE_ROLL["angular_velocity"])
+    model.add_rolling_disk("disk", R, axis=(0.0, 1.0, 0.0))
+    return model
+
+
+def _rows_by_hand(scale=True, frame="global", side=-1.0, turn=True):
+    """7.P6 by the page's steps, with a chosen slip: ``|w| t_k·(ċ + ω × (−R w/|w|))`` for k = x, y."""
+    m = page_slipping_disk()
+    q, qd = m.q_guess(), m.qd_guess()
+    p, pd = q[3:7], qd[3:7]
+    R = PAGE_ROLL["radius"]
+    a = dcm_from_quat(p) @ np.array([0.0, 1.0, 0.0])
+    w = np.array([0.0, 0.0, 1.0]) - a[2] * a
+    omega = 2 * (_Gm(p) if frame == "global" else _L(p)) @ pd
+    v = qd[:3] + (np.cross(omega, side * R * w / np.linalg.norm(w)) if turn else 0.0)
+    return (np.linalg.norm(w) if scale else 1.0) * v[:2]
+
+
+register(
+    Exercise(
+        "7.P6",
+        "The two rolling rows of a slipping disk",
+        0,
+        reference=lambda: (lambda m: m.B(m.q_guess()) @ m.qd_guess())(page_slipping_disk()),
+        rtol=1e-6,
+        atol=1e-9,
+        mistakes=[
+            Mistake(lambda: _rows_by_hand(scale=False),
+                    "those are the contact point's velocity components; the library's rows are them times "
+                    "|w| = h/R, which keeps them polynomial"),
+            Mistake(lambda: _rows_by_hand(frame="body"),
+                    "2 L p_dot gives the angular velocity in BODY components; the cross product with w "
+                    "(global) needs omega = 2 G p_dot"),
+            Mistake(lambda: _rows_by_hand(side=1.0),
+                    "that is the top of the disk: the contact point is c - R w/|w|, below the centre"),
+            Mistake(lambda: _rows_by_hand(turn=False),
+                    "the disk's turning moves its contact point too: add omega x (P - c) to the centre's "
+                    "velocity"),
+        ],
+    )
+)
+
+PAGE_SLEIGH = dict(SLEIGH)  # 7.P7: the sleigh of page 7.4 (the numbers of 7.8's notebook)
+
+
+def _sleigh_peak(inertia="pivot", energy=True):
+    """7.P7: when the sleigh turns fastest and how fast: ``[t0, ω_max]`` of the closed form
+    ``ω = ±V √(m/J) sech(k (t − t0))``, ``V = √(2E/m)``, ``k = a m V / J``, ``tanh(k t0) = v0 / V``."""
+    m, I, a, v0, w0 = (PAGE_SLEIGH[k] for k in ("m", "I", "a", "v0", "w0"))
+    J = I + m * a * a if inertia == "pivot" else I
+    V = math.sqrt(v0 * v0 + J * w0 * w0 / m) if energy else abs(v0)
+    k = a * m * V / J
+    return np.array([math.atanh(v0 / V) / k if V > abs(v0) else math.inf, V * math.sqrt(m / J)])
+
+
+register(
+    Exercise(
+        "7.P7",
+        "When the Chaplygin sleigh turns fastest, and how fast",
+        0,
+        reference=_sleigh_peak,
+        rtol=1e-6,
+        mistakes=[
+            Mistake(lambda: _sleigh_peak(inertia="centre"),
+                    "the sleigh turns about its blade point, not its centre of mass: I_P = I + m a^2 in both "
+                    "the energy and kappa"),
+            Mistake(lambda: np.array([0.0, PAGE_SLEIGH["w0"]]),
+                    "the yaw rate does not start at its largest: while v > 0 it grows "
+                    "((I + m a^2) omega_dot = m a v omega)"),
+            Mistake(lambda: np.array([_sleigh_peak()[0], _sleigh_peak()[1] / (2 * math.pi)]),
+                    "give the yaw rate in rad/s, not revolutions per second"),
+        ],
+    )
+)
+
+PAGE_KANE = {"radius": 0.3, "heading": 0.5}  # 7.P8: the disk of page 7.5 and its heading q1 (m, rad)
+
+
+def _spin_partial(kind="nonholonomic"):
+    """7.P8: the partial velocity of the disk's centre for the speed u2 (global components): zero as an
+    ordinary partial velocity, ``R L.x = R (cos q1, sin q1, 0)`` once the dependent speeds are eliminated."""
+    R, q1 = PAGE_KANE["radius"], PAGE_KANE["heading"]
+    if kind == "ordinary":
+        return np.zeros(3)
+    if kind == "lean frame":
+        return np.array([R, 0.0, 0.0])
+    return np.array([R * math.cos(q1), R * math.sin(q1), 0.0])
+
+
+register(
+    Exercise(
+        "7.P8",
+        "The nonholonomic partial velocity of the disk's centre for its spin speed",
+        0,
+        reference=_spin_partial,
+        rtol=1e-6,
+        atol=1e-9,
+        mistakes=[
+            Mistake(lambda: _spin_partial("ordinary"),
+                    "that is the ordinary partial velocity (u2 does not appear in v_O); the nonholonomic one "
+                    "adds the dependent speeds' partial velocities times K: v_2 + v_4 K_42 + v_5 K_52"),
+            Mistake(lambda: _spin_partial("lean frame"),
+                    "those are the components in the lean frame L; give them in N (L.x is turned by the "
+                    "heading q1)"),
+            Mistake(lambda: -_spin_partial(),
+                    "mind the sign: a positive spin speed rolls the disk forwards, along +L.x"),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 7.9 the sleigh's total turn
+def total_turn(m, I, a, v0, w0, inertia="pivot", start=True, degrees=False):
+    """The heading the sleigh turns through from t = 0 to t → ∞ (rad, the sign of ω0), from the closed form
+    of page 7.4: ``φ(∞) − φ(0) = ±(√(J/m)/a) (π/2 + gd(k t0))``, ``gd x = atan(sinh x)``,
+    ``tanh(k t0) = v0/V``, ``J = I + m a²``, ``V = √(v0² + J ω0²/m)``, ``k = a m V / J``
+    (``start=False`` drops gd(k t0), as if the sleigh started at its peak yaw rate; ``inertia="centre"``
+    uses I for J)."""
+    J = I + m * a * a if inertia == "pivot" else I
+    V = math.sqrt(v0 * v0 + J * w0 * w0 / m)
+    k = a * m * V / J
+    t0 = math.atanh(v0 / V) / k
+    turn = math.copysign(math.sqrt(J / m) / a * (math.pi / 2 + (math.atan(math.sinh(k * t0)) if start
+                                                                  else 0.0)), w0)
+    return math.degrees(turn) if degrees else turn
+
+
+def _turn_variant(rng) -> dict:
+    """As 7.8's, with either sign of the yaw rate and of the initial speed."""
+    p = _sleigh_variant(rng)
+    p["w0"] *= float(rng.choice([-1.0, 1.0]))
+    p["v0"] *= float(rng.choice([-1.0, 1.0]))
+    return p
+
+
+TURN = {"m": 2.0, "I": 0.15, "a": 0.4, "v0": 0.5, "w0": 2.0}  # the sleigh of page 7.4
+
+register(
+    Exercise(
+        "7.9",
+        "The Chaplygin sleigh's total turn (closed form)",
+        2,
+        reference=total_turn,
+        rtol=1e-6,
+        params=dict(TURN),
+        variant=_turn_variant,
+        mistakes=[
+            Mistake(lambda **p: total_turn(**p, inertia="centre"),
+                    "the sleigh turns about its blade point: I_P = I + m a^2 in the energy, in kappa and in "
+                    "the factor sqrt(I_P/m)/a"),
+            Mistake(lambda **p: total_turn(**p, start=False),
+                    "pi/2 alone is the turn after the yaw rate's peak; from t = 0 add the turn before it, "
+                    "gd(kappa t0) (t0 < 0 if the sleigh starts backwards)"),
+            Mistake(lambda **p: total_turn(**p, degrees=True), "give the turn in radians, not degrees"),
+            Mistake(lambda **p: -total_turn(**p),
+                    "the sleigh keeps turning the way it started: the sign of omega_0 (omega never changes "
+                    "sign, since omega_dot is proportional to omega)"),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 7.10 the rolling rows (a function)
+def rolling_rows(q, qd, radius):
+    """The values ``B q̇`` (2,) of the two rolling rows of a disk on the ground ``z = 0``, by mbdlib.
+
+    The disk is a body of seven coordinates ``q = (x, y, z, e0, e1, e2, e3)`` with its centre at the centre
+    of mass and its axis along body ``y``; the rows are the contact point's velocity in ``x`` and ``y``
+    times ``|w| = h / R`` (:meth:`SpatialModel.add_rolling_disk`).
+
+    >>> q = np.r_[0.0, 0.0, 0.3, 1.0, 0.0, 0.0, 0.0]          # upright, the axis along y
+    >>> qd = np.r_[1.5, 0.0, 0.0, 0.0, 0.0, 2.5, 0.0]         # rolling at 1.5 m/s, spinning 5 rad/s
+    >>> np.round(rolling_rows(q, qd, 0.3), 12) + 0.0
+    array([0., 0.])
+    """
+    q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+    m = SpatialModel(gravity=(0.0, 0.0, -G))
+    m.add_body("disk", q[:3], q[3:7], mass=1.0, inertia=[0.25, 0.5, 0.25])
+    m.add_rolling_disk("disk", float(radius), axis=(0.0, 1.0, 0.0))
+    return m.B(q) @ qd
+
+
+def _rows(q, qd, radius, scale=True, frame="global", side=-1.0, turn=True):
+    """The rows by the page's steps, with a chosen slip (see 7.P6)."""
+    q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+    p, pd = q[3:7], qd[3:7]
+    a = dcm_from_quat(p / np.linalg.norm(p)) @ np.array([0.0, 1.0, 0.0])
+    w = np.array([0.0, 0.0, 1.0]) - a[2] * a
+    omega = 2 * (_Gm(p) if frame == "global" else _L(p)) @ pd
+    v = qd[:3] + (np.cross(omega, side * radius * w / np.linalg.norm(w)) if turn else 0.0)
+    return (np.linalg.norm(w) if scale else 1.0) * v[:2]
+
+
+def _disk_state(rng, radius):
+    """A disk standing on z = 0 (its lean below 60°, any heading and spin angle), with rates that slip."""
+    heading, lean, spin = rng.uniform(-math.pi, math.pi, 3) * np.array([1.0, 1.0 / math.pi, 1.0])
+    e = np.eye(3)
+    A = dcm_from_axis_angle(e[2], heading) @ dcm_from_axis_angle(e[0], lean) @ dcm_from_axis_angle(e[1], spin)
+    p = quat_from_dcm(A)
+    a = A @ np.array([0.0, 1.0, 0.0])
+    w = np.array([0.0, 0.0, 1.0]) - a[2] * a
+    q = np.r_[rng.normal(size=2), radius * np.linalg.norm(w), p]
+    omega = rng.normal(0.0, 3.0, 3)
+    qd = np.r_[rng.normal(0.0, 1.0, 3), 0.5 * _Gm(p).T @ omega]  # p_dot = 1/2 G^T omega
+    return q, qd
+
+
+def _rows_cases(seed):
+    rng = np.random.default_rng(seed)
+    return [(*_disk_state(rng, r), r) for r in (0.3, 0.5, 0.25)]
+
+
+ROWS_CASES = _rows_cases(710)
+
+
+def _hidden_rows_cases(rng, n: int = 6, **_) -> list[tuple]:
+    """Random disks (leans up to 57°, any heading), radii and slipping rates."""
+    return [(*_disk_state(rng, r), r) for r in rng.uniform(0.1, 0.8, n)]
+
+
+register(
+    Exercise(
+        "7.10",
+        "The rolling rows of a disk (a function)",
+        2,
+        reference=rolling_rows,
+        cases=ROWS_CASES,
+        hidden_cases=_hidden_rows_cases,
+        function_name="rolling_rows",
+        rtol=1e-7,
+        atol=1e-10,
+        mistakes=[
+            Mistake(lambda q, qd, radius: _rows(q, qd, radius, scale=False),
+                    "those are the contact point's velocity components; the rows are them times |w| = h/R "
+                    "(which keeps them polynomial in q)"),
+            Mistake(lambda q, qd, radius: _rows(q, qd, radius, frame="body"),
+                    "2 L p_dot is the angular velocity in BODY components; omega x w needs global ones, "
+                    "omega = 2 G p_dot"),
+            Mistake(lambda q, qd, radius: _rows(q, qd, radius, side=1.0),
+                    "that is the top of the disk: the contact point is c - R w/|w|, below the centre"),
+            Mistake(lambda q, qd, radius: _rows(q, qd, radius, turn=False),
+                    "the disk's rotation moves its contact point too: v_P = c_dot + omega x (P - c)"),
+            Mistake.when(lambda s, e: np.shape(s) == (3,),
+                         "give the two rows (x and y); the third component follows from the height row"),
         ],
     )
 )
