@@ -313,6 +313,24 @@ def test_the_chapter_is_the_instructors_never_a_notebooks(tmp_path):
     assert [r["exercise"] for r in sub.rows()] == [e.id for e in exercises(1)]
 
 
+def test_a_grader_failure_keeps_the_flags_found_before_it(tmp_path, monkeypatch):
+    """A failure inside the grader after the notebook was read (here: the variant check raising) is the
+    student's "grader failure" row, and what was already found (another chapter claimed) stays with it."""
+    from mbdlib.exercises import grade as grading
+
+    nb = nbformat.read(ROOT / "exercises" / "ch01_kinematics.ipynb", as_version=4)
+    nb.metadata["mbdlib"]["chapter"] = 3
+    nbformat.write(nb, tmp_path / "b.ipynb")
+
+    def broken(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(grading, "check_variant", broken)
+    sub = grading.run_submission(tmp_path / "b.ipynb", chapter=1)
+    assert (sub.status, sub.detail) == ("error", "grader failure: OSError: disk full")
+    assert [kind for kind, _ in grading._problems_of(sub)] == ["chapter-mismatch", "grader-error"]
+
+
 def test_variants_need_the_secret_and_differ_between_students():
     ex = get("1.1")
     a = student_params(ex, "s1", SECRET)

@@ -403,6 +403,17 @@ def run_submission(path: str | Path, student: Student | None = None, chapter: in
     if claimed is not None and claimed != chapter:
         sub.flags.append(("chapter-mismatch", f"the notebook says chapter {claimed}; graded as chapter "
                                               f"{chapter}, the chapter of this run"))
+    try:
+        return _run_checked(nb, sub, student, chapter, timeout, secret, sandbox, isolate, assignment,
+                            judge_seconds, start)
+    except Exception as exc:  # noqa: BLE001 - the flags found so far stay with the student's row
+        sub.status, sub.detail = "error", f"grader failure: {type(exc).__name__}: {_short(str(exc))}"
+        return sub
+
+
+def _run_checked(nb, sub, student, chapter, timeout, secret, sandbox, isolate, assignment, judge_seconds,
+                 start) -> Submission:
+    """:func:`run_submission` once the notebook is read and its chapter claim checked."""
     sub.variant, sub.variant_detail = check_variant(nb, student.id, secret, exercises(chapter))
     if sub.variant != "ok":
         kind = "no-variant" if sub.variant == "no-variant" else f"variant-{sub.variant}"
