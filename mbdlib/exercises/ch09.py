@@ -102,3 +102,41 @@ register(
         ],
     )
 )
+
+# 9.P3 (page 9.2): a cabinet 0.6 × 2.0 m, 80 kg, I_G = 25 kg m² (not uniform), rocking from one edge onto the
+# other: Housner's ratio by angular momentum about the new edge, r = (I_G + m R² cos 2α) / (I_G + m R²).
+P3 = {"b": 0.3, "h": 1.0, "m": 80.0, "I_G": 25.0}
+
+
+def _housner(b, h, m, I_G, cos2a=None, with_IG=True):
+    R2 = b * b + h * h
+    c = (h * h - b * b) / R2 if cos2a is None else cos2a
+    I = I_G if with_IG else 0.0
+    return (I + m * R2 * c) / (I + m * R2)
+
+
+register(
+    Exercise(
+        "9.P3",
+        "Housner's ratio for a cabinet that is not uniform",
+        0,
+        reference=lambda: _housner(**P3),
+        rtol=1e-6,
+        mistakes=[
+            Mistake(lambda: 1 - 1.5 * P3["b"] ** 2 / (P3["b"] ** 2 + P3["h"] ** 2),
+                    "1 - (3/2) sin^2(alpha) holds for a UNIFORM block (I_G = m R^2 / 3); use the cabinet's "
+                    "own I_G in the angular-momentum form"),
+            Mistake(lambda: _housner(**P3, cos2a=P3["h"] / math.hypot(P3["b"], P3["h"])),
+                    "the arm of G's velocity about the new edge is R cos(2 alpha), not R cos(alpha): OG and "
+                    "O'G make the angle 2 alpha"),
+            Mistake(lambda: _housner(**P3, with_IG=False),
+                    "the block is not a point mass at G: its central moment of inertia I_G adds to both sides "
+                    "of the angular-momentum balance"),
+            Mistake(lambda: 1 / _housner(**P3),
+                    "that is theta-dot before over after: the impact slows the block, so r < 1"),
+            Mistake(lambda: _housner(**P3) ** 2,
+                    "that is the ratio of the kinetic energies, r^2; the question asks for the ratio of "
+                    "angular velocities"),
+        ],
+    )
+)
