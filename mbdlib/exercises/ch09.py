@@ -140,3 +140,39 @@ register(
         ],
     )
 )
+
+# 9.P4 (page 9.3): a uniform disk (R = 0.2 m) thrown at 3 m/s with 20 rad/s of backspin: the angular momentum
+# about the contact point, m v R + I ω (ω > 0 rolling forwards), is kept, so v_s = (v₀ R + (I/m) ω₀) /
+# (R + I/(m R)) with ω₀ = −20 rad/s.
+P4 = {"R": 0.2, "v0": 3.0, "spin": -20.0, "k": 0.5}   # k = I / (m R²): 1/2 for a uniform disk
+
+
+def _final_roll(R, v0, spin, k):
+    I_over_m = k * R * R
+    return (v0 * R + I_over_m * spin) / (R + I_over_m / R)
+
+
+register(
+    Exercise(
+        "9.P4",
+        "The final rolling speed of a disk thrown with backspin",
+        0,
+        reference=lambda: _final_roll(**P4),
+        rtol=1e-6,
+        mistakes=[
+            Mistake(lambda: _final_roll(**{**P4, "spin": -P4["spin"]}),
+                    "backspin turns the disk the way that would roll it backwards: in m v R + I omega it "
+                    "counts negative"),
+            Mistake(lambda: _final_roll(**{**P4, "k": 0.4}),
+                    "I = 2 m R^2 / 5 is a sphere's; a uniform disk has I = m R^2 / 2"),
+            Mistake(lambda: _final_roll(**{**P4, "k": 1.0}),
+                    "I = m R^2 is a ring's; a uniform disk has I = m R^2 / 2"),
+            Mistake(lambda: _final_roll(**{**P4, "spin": 0.0}),
+                    "the spin at the start counts too: it is part of the angular momentum about the contact "
+                    "point"),
+            Mistake(lambda: P4["v0"] + P4["R"] * P4["spin"],
+                    "friction does not just add R omega to v: it changes v and omega together, keeping "
+                    "m v R + I omega about the contact point"),
+        ],
+    )
+)
