@@ -22,7 +22,15 @@ structures during earthquakes*, 1963; P. Painlevé, *Sur les lois du frottement 
 from __future__ import annotations
 
 import math
+from functools import cache
 
+import numpy as np
+
+from ..contact import Contact, ContactKinematics, impact
+from ..contact_examples import clearance_slider_crank, newtons_cradle
+from ..dae import simulate
+from ..schemes import EventDriven
+from ..system import ConstrainedSystem
 from .core import Exercise, Mistake, register
 
 G = 9.81  # m/s²
@@ -173,6 +181,396 @@ register(
             Mistake(lambda: P4["v0"] + P4["R"] * P4["spin"],
                     "friction does not just add R omega to v: it changes v and omega together, keeping "
                     "m v R + I omega about the contact point"),
+        ],
+    )
+)
+
+
+# ================================================================== the exercise notebook
+# ------------------------------------------------------------------ 9.1 the impulse (a function)
+def impulse_key(M, J, w, qd, e):
+    """The normal impulse of one frictionless impact, by :func:`mbdlib.impact` on a system made of the given
+    matrices: a constant mass matrix ``M`` (n, n), joints ``J q = 0`` (rows J, (m, n), m may be 0), and one
+    contact whose normal row is ``w`` (n,), touching, hit with the velocities ``qd`` (``J qd = 0``)."""
+    M, w, qd = (np.asarray(x, dtype=float) for x in (M, w, qd))
+    n = M.shape[0]
+    J = np.asarray(J, dtype=float).reshape(-1, n)
+    normal_row = w.copy()
+
+    def geometry(q, qd_=None):
+        return ContactKinematics(0.0, np.zeros(2), np.array([0.0, 1.0]), np.array([[1.0, 0.0]]), normal_row,
+                                 np.zeros((1, n)))
+
+    contact = Contact("c", "point-line", ("body", "ground"), float(e), 0.0, 1, geometry)
+    joints = {}
+    if len(J):
+        joints = dict(phi=lambda q, t=0.0: J @ q, phi_q=lambda q, t=0.0: J,
+                      gamma=lambda q, qd_, t=0.0: np.zeros(len(J)))
+    system = ConstrainedSystem(n=n, M=lambda q: M, Q=lambda t, q, qd_: np.zeros(n), q0=np.zeros(n), qd0=qd,
+                               contacts=(contact,), name="exercise 9.1", **joints)
+    return float(impact(system, system.q0, qd, contacts=["c"]).normal[0])
+
+
+def _impulse_formula(M, J, w, qd, e, gain=None, inverse=True, joints=True, sign=1.0):
+    """P = −(1 + e) u⁻ / W, W = w N wᵀ (range space), with the typical slips for the mistakes."""
+    M, w, qd = (np.asarray(x, dtype=float) for x in (M, w, qd))
+    n = M.shape[0]
+    J = np.asarray(J, dtype=float).reshape(-1, n)
+    Mi = np.linalg.inv(M) if inverse else M
+    N = Mi
+    if joints and len(J):
+        N = Mi - Mi @ J.T @ np.linalg.solve(J @ Mi @ J.T, J @ Mi)
+    W = float(w @ N @ w)
+    return sign * -((1 + e) if gain is None else gain(e)) * float(w @ qd) / W
+
+
+def _rod_case():
+    """The pinned rod of page 9.1 (2 kg, 0.8 m, hanging, 3 rad/s, e = 0.5): coordinates x, y, φ of its centre;
+    the pin's two rows at φ = −π/2 and the stop's normal row at its tip."""
+    m, L, w0 = 2.0, 0.8, 3.0
+    M = np.diag([m, m, m * L * L / 12])
+    J = np.array([[1.0, 0.0, -L / 2], [0.0, 1.0, 0.0]])     # Φ_q of the pin at φ = −π/2
+    w = np.array([-1.0, 0.0, -L / 2])                        # the stop's W_n at the tip
+    return M, J, w, np.array([w0 * L / 2, 0.0, w0]), 0.5
+
+
+IMPULSE_CASES = [
+    (np.diag([2.0, 2.0]), np.zeros((0, 2)), np.array([0.0, 1.0]), np.array([0.3, -1.5]), 0.6),
+    _rod_case(),
+    (np.array([[3.0, 0.5, 0.0, 0.2], [0.5, 2.0, 0.1, 0.0], [0.0, 0.1, 1.5, 0.3], [0.2, 0.0, 0.3, 1.0]]),
+     np.array([[1.0, -1.0, 0.0, 0.0]]), np.array([0.0, 0.0, 1.0, -0.5]), np.array([0.5, 0.5, -1.0, 0.4]), 0.0),
+]
+
+
+def _hidden_impulse_cases(rng, n_cases: int = 6, **_) -> list[tuple]:
+    """Random positive definite M (n = 3-6), 0-2 random joint rows, a random normal row and velocities in the
+    joints' null space that approach the contact; e from 0 to 1 (both ends included)."""
+    cases = []
+    for k in range(n_cases):
+        n = int(rng.integers(3, 7))
+        A = rng.normal(size=(n, n))
+        M = A @ A.T + n * np.eye(n)
+        J = rng.normal(size=(int(rng.integers(0, 3)), n))
+        basis = np.linalg.svd(J)[2][len(J):].T if len(J) else np.eye(n)   # null space of J
+        qd = basis @ rng.normal(size=basis.shape[1])
+        w = rng.normal(size=n)
+        if w @ basis @ basis.T @ w < 1e-3:                   # the contact must be able to move
+            w = basis[:, 0] + 0.1 * w
+        if w @ qd > -0.05:                                    # approaching
+            qd = qd - (w @ qd + 1.0) * (basis @ basis.T @ w) / (w @ basis @ basis.T @ w)
+        e = (0.0, 1.0)[k] if k < 2 else float(rng.uniform(0, 1))
+        cases.append((M, J, w, qd, e))
+    return cases
+
+
+def _negative(student, expected):
+    try:
+        s = float(np.asarray(student, dtype=float).reshape(-1)[0])
+    except (TypeError, ValueError, IndexError):
+        return False
+    return np.size(student) == 1 and s < 0 < expected and abs(s + expected) <= 1e-6 * (1 + abs(expected))
+
+
+register(
+    Exercise(
+        "9.1",
+        "The normal impulse of an impact through M and the joints (a function)",
+        3,
+        reference=impulse_key,
+        cases=IMPULSE_CASES,
+        hidden_cases=_hidden_impulse_cases,
+        function_name="impulse",
+        rtol=1e-7,
+        atol=1e-10,
+        mistakes=[
+            Mistake.when(_negative, "your impulse is negative: a contact only pushes, P_n >= 0. With u_n- < 0 "
+                                    "(approaching) the impulse is -(1 + e) u_n- / W"),
+            Mistake(lambda M, J, w, qd, e: _impulse_formula(M, J, w, qd, e, gain=lambda e: 1.0),
+                    "your impulse only stops the approach (u_n+ = 0): Newton's law also restitutes e of it, "
+                    "a factor (1 + e)"),
+            Mistake(lambda M, J, w, qd, e: _impulse_formula(M, J, w, qd, e, gain=lambda e: e),
+                    "the factor is (1 + e), not e: the impulse first stops the approach, then restitutes"),
+            Mistake(lambda M, J, w, qd, e: _impulse_formula(M, J, w, qd, e, inverse=False),
+                    "W = w N w^T is built from the INVERSE of the mass matrix (a velocity per impulse); you "
+                    "used M itself"),
+            Mistake(lambda M, J, w, qd, e: _impulse_formula(M, J, w, qd, e, joints=False),
+                    "the joints take part in the impact: use N = M^-1 - M^-1 J^T (J M^-1 J^T)^-1 J M^-1, not "
+                    "M^-1 alone (the cases with J empty pass, the others do not)"),
+            Mistake(lambda M, J, w, qd, e: 1 / _impulse_formula(M, J, w, qd, e, gain=lambda e: 1.0)
+                    * (1 + e) * float(np.asarray(w) @ np.asarray(qd)) ** 2,
+                    "you multiplied by W where you should divide: P_n = -(1 + e) u_n- / W"),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 9.2 the k-th impact of a ball
+def _kth_impact(h0, e, k, factor=2.0, ratio=None, first=True):
+    t1 = math.sqrt(2 * h0 / G)
+    r = e if ratio is None else ratio
+    return (t1 if first else 0.0) + factor * t1 * sum(r**j for j in range(1, k))
+
+
+def _ball_variant(rng) -> dict:
+    return {"h0": float(rng.integers(4, 16)) / 10, "e": float(rng.integers(5, 10)) / 10,
+            "k": int(rng.integers(3, 7))}
+
+
+register(
+    Exercise(
+        "9.2",
+        "The time of a bouncing ball's k-th impact",
+        1,
+        reference=_kth_impact,
+        params={"h0": 0.8, "e": 0.7, "k": 4},
+        variant=_ball_variant,
+        rtol=1e-6,
+        mistakes=[
+            Mistake(lambda h0, e, k: _kth_impact(h0, e, k + 1),
+                    "one impact too many: the first impact ends the fall t1, and k - 1 flights follow it up "
+                    "to the k-th"),
+            Mistake(lambda h0, e, k: _kth_impact(h0, e, k - 1),
+                    "one impact too few: the k-th impact comes after the fall and k - 1 flights"),
+            Mistake(lambda h0, e, k: _kth_impact(h0, e, k, factor=1.0),
+                    "a flight goes up and comes down: it lasts 2 e^j t1, not e^j t1"),
+            Mistake(lambda h0, e, k: _kth_impact(h0, e, k, ratio=e * e),
+                    "the heights shrink by e^2 per bounce, the flight times by e"),
+            Mistake(lambda h0, e, k: _kth_impact(h0, e, k, first=False),
+                    "the first fall, t1 = sqrt(2 h0 / g), comes before the first impact: add it"),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 9.3 Newton's cradle by both laws
+def _cradle(e12, e23, v, law):
+    s = newtons_cradle(3, speed=v, restitution=[e12, e23]).system()
+    return impact(s, s.q0, s.qd0, law=law).qd_plus[0::3]
+
+
+def _cradle_key(e12, e23, v, swap=False, only=None):
+    laws = ("newton", "poisson") if not swap else ("poisson", "newton")
+    if only:
+        laws = (only, only)
+    return np.vstack([_cradle(e12, e23, v, law) for law in laws])
+
+
+def _cradle_variant(rng) -> dict:
+    return {"e12": float(rng.choice([0.0, 0.2, 0.4])), "e23": float(rng.choice([0.6, 0.8, 1.0])),
+            "v": float(rng.integers(1, 4))}
+
+
+register(
+    Exercise(
+        "9.3",
+        "Newton's cradle by Newton's and by Poisson's law",
+        2,
+        reference=_cradle_key,
+        params={"e12": 0.2, "e23": 0.8, "v": 2.0},
+        variant=_cradle_variant,
+        rtol=1e-7,
+        atol=1e-9,
+        mistakes=[
+            Mistake(lambda **p: _cradle_key(**p, swap=True),
+                    "your two rows are the other way round: the first row is Newton's law, the second "
+                    "Poisson's"),
+            Mistake(lambda **p: _cradle_key(**p, only="newton"),
+                    "your second row repeats Newton's law: Poisson's law restitutes the compression IMPULSE "
+                    "of every contact (law='poisson')"),
+            Mistake(lambda **p: _cradle_key(**p, only="poisson"),
+                    "your first row is Poisson's law: Newton's law restitutes approach VELOCITY (law='newton')"),
+            Mistake(lambda e12, e23, v: np.array([[0.0, 0.0, v], [0.0, 0.0, v]]),
+                    "that is the outcome of two separate impacts, one after the other (disks apart); here the "
+                    "disks touch and both contacts act at once"),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 9.4 the rocking block's next amplitude
+def _next_amplitude(b, h, tilt, power=2, linear=False):
+    """The amplitude after the first impact of a uniform block released at rest at ``tilt``: Housner's
+    r = 1 − (3/2) sin²α, then the energy balance cos(α − θ₁) − cos α = r² (cos(α − θ₀) − cos α)."""
+    alpha = math.atan2(b, h)
+    r = 1 - 1.5 * math.sin(alpha) ** 2
+    if linear:
+        return r**power * tilt
+    c = math.cos(alpha) + r**power * (math.cos(alpha - tilt) - math.cos(alpha))
+    return alpha - math.acos(c)
+
+
+def _block_variant(rng) -> dict:
+    b, h = float(rng.integers(5, 16)) / 100, float(rng.integers(30, 61)) / 100
+    return {"b": b, "h": h, "tilt": round(float(rng.uniform(0.3, 0.8)) * math.atan2(b, h), 3)}
+
+
+register(
+    Exercise(
+        "9.4",
+        "A rocking block's amplitude after its first impact",
+        2,
+        reference=_next_amplitude,
+        params={"b": 0.12, "h": 0.5, "tilt": 0.15},
+        variant=_block_variant,
+        rtol=1e-6,
+        mistakes=[
+            Mistake(lambda **p: _next_amplitude(**p, power=1),
+                    "the impact multiplies the angular VELOCITY by r, so the kinetic energy (and the height "
+                    "the centre rises to) by r^2"),
+            Mistake(lambda **p: _next_amplitude(**p, linear=True),
+                    "the amplitude is not r^2 times the tilt: the energy is r^2 times, and the centre's "
+                    "height is R cos(alpha - theta); solve the energy balance for theta"),
+            Mistake(lambda **p: _next_amplitude(**p, power=1, linear=True),
+                    "the amplitude is not r times the tilt: use the energy balance with r^2"),
+            Mistake(lambda b, h, tilt: tilt,
+                    "the impact loses energy (Housner's r < 1): the block does not come back to its tilt"),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 9.5 the bowling ball, three parts
+BOWL = {"R": 0.11, "m": 6.0, "v0": 8.0, "mu": 0.15}
+
+
+def _bowl_variant(rng) -> dict:
+    return {"R": float(rng.integers(10, 12)) / 100, "m": float(rng.integers(5, 8)),
+            "v0": float(rng.integers(6, 10)), "mu": float(rng.integers(10, 25)) / 100}
+
+
+def _roll_time(R, m, v0, mu, k=0.4, spin_up=True):
+    """t_s = v₀ / (μ g (1 + m R² / I)) with I = k m R² (k = 2/5 for a uniform sphere)."""
+    return v0 / (mu * G * (1 + (1 / k if spin_up else 0.0)))
+
+
+def _roll_speed(R, m, v0, mu, k=0.4):
+    return v0 / (1 + k)
+
+
+def _friction_loss(R, m, v0, mu, k=0.4, rotation=True):
+    vs = _roll_speed(R, m, v0, mu, k)
+    return 0.5 * m * v0**2 - 0.5 * m * vs**2 * (1 + (k if rotation else 0.0))
+
+
+register(Exercise(
+    "9.5a", "The bowling ball: when it starts to roll", 1, reference=_roll_time, params=dict(BOWL),
+    variant=_bowl_variant, rtol=1e-6,
+    mistakes=[
+        Mistake(lambda **p: _roll_time(**p, k=0.5),
+                "I = m R^2 / 2 is a disk's; a uniform sphere has I = 2 m R^2 / 5"),
+        Mistake(lambda **p: _roll_time(**p, spin_up=False),
+                "friction also spins the ball up: the sliding speed v - R omega falls at mu g (1 + m R^2 / I), "
+                "not at mu g"),
+        Mistake(lambda **p: _roll_time(**p, k=1.0),
+                "I = m R^2 is a ring's (a hollow shell has 2/3); a uniform sphere has I = 2 m R^2 / 5"),
+    ]))
+register(Exercise(
+    "9.5b", "The bowling ball: its rolling speed", 1, reference=_roll_speed, params=dict(BOWL),
+    variant=_bowl_variant, rtol=1e-6,
+    mistakes=[
+        Mistake(lambda **p: _roll_speed(**p, k=0.5), "2 v0 / 3 is a disk's; for a sphere I = 2 m R^2 / 5"),
+        Mistake(lambda R, m, v0, mu: v0,
+                "friction slows the ball while it slides: keep m v R + I omega about the contact point"),
+        Mistake(lambda R, m, v0, mu: v0 - mu * G * _roll_time(R, m, v0, mu, spin_up=False),
+                "the ball starts to roll before friction could stop it: it rolls when v = R omega"),
+    ]))
+register(Exercise(
+    "9.5c", "The bowling ball: the energy friction takes", 2, reference=_friction_loss, params=dict(BOWL),
+    variant=_bowl_variant, rtol=1e-6,
+    mistakes=[
+        Mistake(lambda **p: _friction_loss(**p, rotation=False),
+                "the rolling ball also has rotational energy, (1/2) I omega^2 with omega = v_s / R: subtract "
+                "it too"),
+        Mistake(lambda **p: _friction_loss(**p, k=0.5), "that is a disk's (I = m R^2 / 2); a sphere's "
+                                                         "I = 2 m R^2 / 5"),
+        Mistake(lambda R, m, v0, mu: mu * m * G * v0 * _roll_time(R, m, v0, mu),
+                "friction's work is mu m g times the SLIDING distance (the contact point's), not the centre's "
+                "speed times the time"),
+    ]))
+
+
+# ------------------------------------------------------------------ 9.6 Painlevé's limit
+def _painleve(theta_deg, L, m, I_G, k=None, degrees=False):
+    """μ_P = (1 + k cos²θ) / (k sin θ cos θ) with k = m (L/2)² / I_G (3 for a uniform rod)."""
+    th = theta_deg if degrees else math.radians(theta_deg)
+    kk = m * (L / 2) ** 2 / I_G if k is None else k
+    return (1 + kk * math.cos(th) ** 2) / (kk * math.sin(th) * math.cos(th))
+
+
+def _painleve_variant(rng) -> dict:
+    return {"theta_deg": float(rng.integers(45, 71)), "L": 1.0, "m": 1.0,
+            "I_G": float(rng.integers(5, 12)) / 100}
+
+
+register(
+    Exercise(
+        "9.6",
+        "Painlevé's limit for a rod that is not uniform",
+        2,
+        reference=_painleve,
+        params={"theta_deg": 55.0, "L": 1.0, "m": 1.0, "I_G": 0.06},
+        variant=_painleve_variant,
+        rtol=1e-6,
+        mistakes=[
+            Mistake(lambda **p: _painleve(**p, k=3.0),
+                    "(1 + 3 cos^2) / (3 sin cos) is the UNIFORM rod's (I_G = m L^2 / 12); with this rod's I_G "
+                    "the 3 becomes m (L/2)^2 / I_G"),
+            Mistake(lambda **p: _painleve(**p, degrees=True),
+                    "the angle is in degrees: convert it to radians before taking sin and cos"),
+            Mistake(lambda **p: 1 / _painleve(**p),
+                    "you inverted the ratio: mu_P = (1 + k cos^2) / (k sin cos), where the normal force's "
+                    "coefficient changes sign"),
+            Mistake(lambda theta_deg, L, m, I_G: _painleve(theta_deg, L, m, I_G) - 1 / (
+                m * (L / 2) ** 2 / I_G * math.sin(math.radians(theta_deg)) * math.cos(math.radians(theta_deg))),
+                    "the 1 in 1 + k cos^2 is the translation's share (1/m): the normal force moves the centre "
+                    "as well as turning the rod"),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 9.7 a clearance joint's first impact
+@cache
+def clearance_first_impact(clearance_mm: float) -> float:
+    """The time [s] of the pin's first impact in ``clearance_slider_crank`` (crank at 20 rad/s, pin centred)
+    with the clearance given in millimetres, located by the event-driven scheme."""
+    model, state = clearance_slider_crank(clearance=clearance_mm * 1e-3)
+    system = model.system(state)
+    for t_end in (0.004, 0.008, 0.016, 0.032):
+        run = simulate(system, t_end, EventDriven())
+        if run.impacts:
+            return float(run.impacts[0].t)
+    raise RuntimeError(f"no impact within 32 ms for a clearance of {clearance_mm} mm")  # pragma: no cover
+
+
+def _within_a_step(student, expected):
+    """A time off by less than 1.5 ms but not within the tolerance: an impact placed within a time step."""
+    try:
+        s = float(np.asarray(student, dtype=float).reshape(-1)[0])
+    except (TypeError, ValueError, IndexError):
+        return False
+    return np.size(student) == 1 and 2e-3 * expected < abs(s - expected) < 1.5e-3
+
+
+register(
+    Exercise(
+        "9.7",
+        "The first impact in a clearance joint",
+        2,
+        reference=lambda clearance_mm: clearance_first_impact(clearance_mm),
+        params={"clearance_mm": 0.2},
+        variant=lambda rng: {"clearance_mm": float(rng.choice([0.05, 0.15, 0.25, 0.3]))},
+        rtol=2e-3,
+        atol=0.0,
+        mistakes=[
+            Mistake(lambda clearance_mm: 1e3 * clearance_first_impact(clearance_mm),
+                    "the answer is in seconds; yours looks like milliseconds"),
+            Mistake(lambda clearance_mm: clearance_first_impact(0.1),
+                    "that is the page's slider-crank, with 0.1 mm of clearance; use this exercise's clearance"),
+            Mistake.when(_within_a_step,
+                         "close, but not to the tolerance: a time-stepping scheme places an impact only within "
+                         "a step (the default is 1 ms). Locate it with EventDriven(), or take a much shorter "
+                         "step"),
         ],
     )
 )
