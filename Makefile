@@ -66,6 +66,7 @@ test: install vendor
 	$(BIN)/ruff check .
 	$(BIN)/python -m mbdlib.exercises generate solutions exercises --check
 	bash tools/ensure_chromium.sh
+	bash tools/ensure_bubblewrap.sh
 	$(BIN)/python -m pytest -n 2 tests mbdlib
 	# nbval: every chapter and solution notebook re-executed, outputs compared (one notebook per worker),
 	# with other floating-point kernels than the ones that stored the outputs ($(OTHER_MACHINE)): a printed
@@ -92,6 +93,7 @@ test-fast: install
 	$(BIN)/python -m pytest -n 2 -m "not book and not slow" tests mbdlib
 
 bench: install
+	bash tools/ensure_bubblewrap.sh
 	$(BIN)/python -m pip install -q -e ".[bench]"
 	$(BIN)/python bench/run_all.py
 

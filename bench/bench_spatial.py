@@ -7,7 +7,7 @@ the benchmark bicycle with two rolling wheels (issues 15 and 22).
   Printed: CPU of each, their ratio, right-hand side evaluations, and the largest difference of the link
   centres of mass between the two.
 * Bicycle (Meijaard et al. 2007, 4 bodies, 28 coordinates, 21 holonomic and 4 rolling rows; built by
-  ``tests/oracles.py``): pushed sideways (lean rate 0.5 rad/s) at 5 m/s and simulated 3 s by
+  ``mbdlib.vehicles.benchmark_bicycle``): pushed sideways (lean rate 0.5 rad/s) at 5 m/s and simulated 3 s by
   ``Projection`` (DOP853, rtol = atol = 1e-9); CPU (``time.process_time``) per simulated second, the
   median of 3 runs (issue 22's target: ≤ 1 s), and the CPU of one linearization about the upright motion.
 
@@ -21,19 +21,15 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import statistics  # noqa: E402
-import sys  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 from _timing import machine  # noqa: E402
 
-from mbdlib import ODE, Projection, linearize, simulate  # noqa: E402
+from mbdlib import ODE, Projection, simulate  # noqa: E402
 from mbdlib.catalogue import mechanism  # noqa: E402
 from mbdlib.kinematics import forward_kinematics  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
-from oracles import meijaard_bicycle  # noqa: E402  (the benchmark bicycle lives with the tests)
+from mbdlib.vehicles import benchmark_bicycle  # noqa: E402
 
 T_END, TOL = 0.5, 1e-9
 QD0 = np.array([0.8, -0.5, 1.1, 2.0, -1.5, 3.0])
@@ -60,20 +56,15 @@ def run() -> dict:
 
 def run_bicycle() -> dict:
     """The pushed bicycle simulated REPEATS times (median CPU), and one linearization."""
-    model, joints = meijaard_bicycle(BIKE_SPEED)
-    lean, steer, hub = model.euler_angle("frame", "ZXY", 1), joints["steer"].angle, joints["rear hub"].angle
-    pushed = model.state(fixed={lean: 0.0, steer: 0.0},
-                         speeds={lean: 0.5, steer: 0.0, hub: BIKE_SPEED / 0.3})
-    system = model.system(pushed)
+    bike = benchmark_bicycle()
+    system = bike.system(BIKE_SPEED, lean_rate=0.5)
     runs = [simulate(system, BIKE_T, Projection(rtol=TOL, atol=TOL)) for _ in range(REPEATS)]
     res = runs[0]
-    upright = model.state(fixed={lean: 0.0, steer: 0.0},
-                          speeds={lean: 0.0, steer: 0.0, hub: BIKE_SPEED / 0.3})
     start = time.process_time()
-    lin = linearize(model.system(upright), [lean, steer], [lean, steer, hub], at=upright)
+    lin = bike.linearize(BIKE_SPEED)
     lin_cpu = time.process_time() - start
-    return dict(cpu=statistics.median(r.cpu_time for r in runs), res=res, n=model.n, m=system.m, k=system.k,
-                lin_cpu=lin_cpu, eigenvalues=lin.eigenvalues)
+    return dict(cpu=statistics.median(r.cpu_time for r in runs), res=res, n=bike.model.n, m=system.m,
+                k=system.k, lin_cpu=lin_cpu, eigenvalues=lin.eigenvalues)
 
 
 def main() -> str:

@@ -23,6 +23,7 @@ import bench_rotations  # noqa: E402
 import bench_scaling  # noqa: E402
 import bench_spatial  # noqa: E402
 import bench_symbolic  # noqa: E402
+import bench_vehicle  # noqa: E402
 
 # bench_scaling fits exponents to the results of bench_symbolic, so it runs after it
 BENCHMARKS = [bench_rotations, bench_dynamics, bench_symbolic, bench_scaling, bench_constraints]
@@ -31,6 +32,7 @@ BENCHMARKS.append(bench_grading)  # issue 13: grading throughput
 BENCHMARKS.append(bench_a02)  # issue 14: IFToMM A02 N-four-bar, with Exudyn
 BENCHMARKS.append(bench_book)  # issue 14: widget callbacks and simulations as the book runs them
 BENCHMARKS.append(bench_spatial)  # issue 15: the 6R arm in joint vs Cartesian (Euler-parameter) coordinates
+BENCHMARKS.append(bench_vehicle)  # issue 26: a car towing a trailer in three coordinate sets
 BENCHMARKS.append(bench_contact)  # issue 25: contact and impact against closed forms, with MuJoCo
 
 if __name__ == "__main__":

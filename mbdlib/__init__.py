@@ -4,11 +4,11 @@ The modules follow the chain of ideas of the book, in this order; a module impor
 that come before it (``tests/test_layout.py`` checks every import, also those inside functions)::
 
     errors -> _backend -> _validate -> linalg -> codegen -> system -> model
-    -> rotations -> bodies -> chain -> urdf -> kinematics -> newton_euler -> kane -> dynamics
+    -> rotations -> bodies -> chain -> urdf -> kinematics -> newton_euler -> loads -> kane -> dynamics
     -> lagrange -> kane_closed -> mechanisms
     -> constraints -> _banded -> _kkt -> schemes -> _integrators -> lcp -> contact -> _contact_schemes -> dae
     -> linearize
-    -> compiled -> planar -> spatial_joints -> spatial
+    -> compiled -> planar -> spatial_joints -> spatial -> vehicles
     -> coordinates -> catalogue -> contact_examples
     -> assembly -> checks.views -> checks.items -> checks.motion -> checks
     -> plotting -> schematics -> frames -> widgets -> view3d -> course
@@ -37,7 +37,7 @@ Conventions (stated once, in the book's "Conventions" page):
 """
 
 from .assembly import AssembledSystem, ModelReport, assemble_system, compare_models, model_report
-from .bodies import RigidBody, parallel_axis, rotate_inertia
+from .bodies import RigidBody, combine, parallel_axis, principal_axes, rotate_inertia
 from .catalogue import mechanism
 from .chain import Chain, Joint, Link
 from .checks import CheckItem, CheckReport, check_model, check_simulation
@@ -80,6 +80,7 @@ from .kinematics import (
 from .lagrange import LagrangeEquations, check_skew, lagrange_equations
 from .linalg import rank_analysis
 from .linearize import Linearization, linearize
+from .loads import coulomb_friction, generalized_forces, resultant, spring_damper
 from .mechanisms import FourBarArm, fourbar_arm
 from .model import Coordinate
 from .newton_euler import JointReactions, newton_euler_body, rnea
@@ -127,7 +128,7 @@ __all__ = [
     "dcm_from_axis_angle", "axis_angle_from_dcm", "euler_rate_matrix", "omega_from_euler_rates",
     "euler_rates_from_omega", "quat_rates", "omega_from_quat_rates", "dcm_rate", "omega_from_dcm_rate",
     # bodies
-    "RigidBody", "parallel_axis", "rotate_inertia",
+    "RigidBody", "parallel_axis", "rotate_inertia", "principal_axes", "combine",
     # chains and kinematics
     "Joint", "Link", "Chain", "ChainKinematics", "PartialVelocities", "forward_kinematics",
     "partial_velocities", "jacobian", "point_position", "point_velocity", "point_acceleration",
@@ -135,6 +136,8 @@ __all__ = [
     "newton_euler_body", "rnea", "JointReactions", "kane_inverse_dynamics", "kane_equations", "KaneEquations",
     "lagrange_equations", "LagrangeEquations", "check_skew", "mass_matrix", "bias_forces", "forward_dynamics",
     "inverse_dynamics_from_mass_matrix", "lambdify_equations", "lambdify_matrix", "energy", "ChainModel",
+    # loads
+    "resultant", "spring_damper", "coulomb_friction", "generalized_forces",
     # URDF
     "load_urdf", "data_path",
     # constraints and Cartesian models

@@ -1,16 +1,20 @@
 """The course's mechanisms, ready-made in every coordinate set (document 001, §4 and §6).
 
 :func:`mechanism` builds the double pendulum, the slider-crank, the four-bar, the IFToMM N-four-bar
-(benchmark A02, with its exact motion :func:`n_fourbar_exact` and :func:`n_fourbar_tip`) and the spatial
-6R arm as :class:`~mbdlib.planar.PlanarModel` (Cartesian), :class:`~mbdlib.coordinates.RelativeModel`
+(benchmark A02, with its exact motion :func:`n_fourbar_exact` and :func:`n_fourbar_tip`), a car with
+rack-and-pinion steering towing a trailer (knife-edge wheels, a steering input :func:`sine_steer`) and the
+spatial 6R arm as :class:`~mbdlib.planar.PlanarModel` (Cartesian), :class:`~mbdlib.coordinates.RelativeModel`
 (relative or mixed), :class:`~mbdlib.dynamics.ChainModel` or :class:`~mbdlib.spatial.SpatialModel`,
 so that one state can be compared across descriptions (:func:`mbdlib.coordinates.convert`).
 
 >>> [mechanism("fourbar", coordinates=c, gravity=(0.0, -9.81)).n for c in COORDINATE_SETS]
 [9, 3, 5]
+>>> [mechanism("car_trailer", coordinates=c, gravity=(0.0, 0.0)).n for c in COORDINATE_SETS]
+[15, 7, 9]
 
 References: IFToMM Technical Committee for Multibody Dynamics, *Library of computational benchmark
-problems*, A02 (the N-four-bar mechanism).
+problems*, A02 (the N-four-bar mechanism).  R. Rajamani, *Vehicle Dynamics and Control*, 2nd ed., 2012,
+§2.2 (the kinematic single-track, "bicycle", model of a car).
 """
 
 from __future__ import annotations
@@ -26,13 +30,14 @@ from .errors import ModelError
 from .planar import PlanarModel
 from .spatial import SpatialModel
 
-__all__ = ["mechanism", "n_fourbar_exact", "n_fourbar_tip", "MECHANISMS", "COORDINATE_SETS"]
+__all__ = ["mechanism", "n_fourbar_exact", "n_fourbar_tip", "sine_steer", "MECHANISMS", "COORDINATE_SETS",
+           "CAR_TRAILER", "STEERING_GAINS"]
 
 _R90 = np.array([[0.0, -1.0], [1.0, 0.0]])          # turns a vector by +90°
 
 
 # ====================================================================== the chapter's mechanisms
-MECHANISMS = ("double_pendulum", "slider_crank", "fourbar", "n_fourbar", "arm6r")
+MECHANISMS = ("double_pendulum", "slider_crank", "fourbar", "n_fourbar", "car_trailer", "arm6r")
 COORDINATE_SETS = ("cartesian", "relative", "mixed")
 
 
@@ -175,27 +180,160 @@ def n_fourbar_tip(q, coordinates="cartesian"):
     return np.column_stack([np.cos(angle), np.sin(angle)])
 
 
+#: The car towing a trailer of :func:`mechanism` ``("car_trailer")``, top view, SI units: the car's frame has
+#: its origin at the car's centre of mass, x' forward, y' to the left.  ``a``, ``b``: centre of mass to the
+#: front and rear axle; ``arm``: the steering arm (kingpin to the tie rod's joint, pointing forward at zero
+#: steer); ``tie_rod``: its length, across the car at zero steer; ``rack``: the rack's length; ``pinion``:
+#: the pinion's pitch radius; ``hitch``: the hitch behind the rear axle; ``trailer``: hitch to the trailer's
+#: axle; ``trailer_com``: hitch to the trailer's centre of mass; masses [kg] and inertias about the centres
+#: of mass [kg m²] (the knuckle carries the front wheels, the pinion the steering wheel and column).
+CAR_TRAILER = dict(a=1.1, b=1.5, arm=0.15, tie_rod=0.3, rack=0.5, pinion=0.01, hitch=0.9, trailer=3.0,
+                   trailer_com=2.6, m_car=1300.0, I_car=1800.0, m_knuckle=40.0, I_knuckle=0.8,
+                   m_rack=3.0, I_rack=0.06, m_pinion=1.0, I_pinion=0.04, m_trailer=500.0, I_trailer=600.0)
+#: The steering controller of the car (the driver's hands): torque ``K (θ_ref − θ) + C (θ̇_ref − θ̇)`` on the
+#: steering column, ``K`` [N m/rad], ``C`` [N m s/rad].
+STEERING_GAINS = dict(K=20.0, C=1.8)
+
+
+def sine_steer(amplitude=1.8, period=5.0, start=0.0):
+    """A lane change by the steering wheel: one smooth period of ``Θ (sin 2πτ − ½ sin 4πτ)``.
+
+    ``τ = (t − start)/period`` in [0, 1], zero outside; the first two derivatives vanish at both ends
+    (the torque of a controller that follows it is continuous) and the mean is zero, so a car at constant
+    speed turns left (``amplitude`` > 0), right, and ends on its first heading, moved sideways (to first
+    order in the steering angle by ``3 v² Θ T² / (8π L i)``: speed v, period T, wheelbase L, steering
+    ratio i).
+
+    Returns
+    -------
+    callable
+        ``reference(t)`` → ``(θ_ref, θ̇_ref)``, the steering-wheel angle [rad] and its rate [rad/s].
+
+    >>> ref = sine_steer(amplitude=1.0, period=4.0, start=0.0)
+    >>> [round(v, 12) + 0.0 for v in ref(0.0)], [round(v, 12) + 0.0 for v in ref(4.0)]
+    ([0.0, 0.0], [0.0, 0.0])
+    """
+    amplitude, period, start = float(amplitude), float(period), float(start)
+    if not (np.isfinite(amplitude) and np.isfinite(start) and period > 0):
+        raise ModelError(f"sine_steer: need a finite amplitude and start and a positive period, got "
+                         f"{amplitude!r}, {start!r}, {period!r}")
+    w = 2.0 * np.pi / period
+
+    def reference(t):
+        tau = (float(t) - start) / period
+        if not 0.0 < tau < 1.0:
+            return 0.0, 0.0
+        x = 2.0 * np.pi * tau
+        return (amplitude * (np.sin(x) - 0.5 * np.sin(2 * x)),
+                amplitude * w * (np.cos(x) - np.cos(2 * x)))
+
+    return reference
+
+
+def _car_trailer(speed=5.0, steering="lane change", **dims):
+    """A car with rack-and-pinion steering towing a trailer, on a level road (top view): a single-track
+    ("bicycle") model, each axle's wheels lumped into one knife edge on the centre line.
+
+    Bodies: car, knuckle (the front wheels, pinned at the kingpin), rack (sliding across the car), pinion
+    (the steering column with its wheel), trailer (pinned at the hitch).  The pinion drives the rack
+    (a rack-and-pinion pair), the rack pulls the steering arm through a tie rod (a massless link).  The
+    start: driving straight along +x at ``speed``; ``steering``: "lane change" (:func:`sine_steer`),
+    None (no steering torque) or a callable ``t → (θ_ref, θ̇_ref)`` that the controller
+    :data:`STEERING_GAINS` follows.
+    """
+    unknown = sorted(set(dims) - set(CAR_TRAILER))
+    if unknown:
+        raise ModelError(f"mechanism 'car_trailer': unknown parameters {unknown}; the parameters are "
+                         f"speed, steering and the dimensions {list(CAR_TRAILER)}")
+    d = CAR_TRAILER | {k: float(v) for k, v in dims.items()}
+    bad = [k for k, v in d.items() if not (np.isfinite(v) and v > 0)]
+    if bad:
+        raise ModelError("mechanism 'car_trailer': dimensions, masses and inertias must be positive, got "
+                         + ", ".join(f"{k}={d[k]!r}" for k in bad))
+    if d["trailer_com"] >= d["trailer"]:
+        raise ModelError("mechanism 'car_trailer': the trailer's centre of mass must lie ahead of its axle "
+                         f"(trailer_com < trailer), got trailer_com={d['trailer_com']}, "
+                         f"trailer={d['trailer']}")
+    if d["tie_rod"] <= d["arm"]:
+        raise ModelError("mechanism 'car_trailer': the tie rod must be longer than the steering arm "
+                         f"(tie_rod > arm), got tie_rod={d['tie_rod']}, arm={d['arm']}")
+    a, b, v = d["a"], d["b"], float(speed)
+    rack_at = np.array([a + d["arm"], d["tie_rod"] + d["rack"] / 2])     # the rack's centre on the car
+    column = rack_at - [d["pinion"], 0.0]                                # the pinion behind the rack
+    hitch = np.array([-b - d["hitch"], 0.0])
+    still = [v, 0.0, 0.0]                                                # every body: (v, 0, 0) at the start
+    bodies = [("car", d["m_car"], d["I_car"], [0.0, 0.0, 0.0], still),
+              ("knuckle", d["m_knuckle"], d["I_knuckle"], [a, 0.0, 0.0], still),
+              ("rack", d["m_rack"], d["I_rack"], [*rack_at, 0.0], still),
+              ("pinion", d["m_pinion"], d["I_pinion"], [*column, 0.0], still),
+              ("trailer", d["m_trailer"], d["I_trailer"], [hitch[0] - d["trailer_com"], 0.0, 0.0], still)]
+    joints = {"kingpin": ("revolute", "car", "knuckle", (a, 0.0), (0.0, 0.0)),
+              "rack guide": ("translational", "car", "rack", tuple(rack_at), (0.0, 0.0), (0.0, 1.0)),
+              "column": ("revolute", "car", "pinion", tuple(column), (0.0, 0.0)),
+              "rack and pinion": ("rack_pinion", "pinion", "rack", (0.0, 0.0), (0.0, 0.0), (0.0, 1.0),
+                                  d["pinion"]),
+              "tie rod": ("distance", "rack", "knuckle", (0.0, -d["rack"] / 2), (d["arm"], 0.0)),
+              "hitch": ("revolute", "car", "trailer", tuple(hitch), (d["trailer_com"], 0.0)),
+              "rear wheels": ("knife_edge", "car", (-b, 0.0), (1.0, 0.0)),
+              "front wheels": ("knife_edge", "knuckle", (0.0, 0.0), (1.0, 0.0)),
+              "trailer wheels": ("knife_edge", "trailer", (d["trailer_com"] - d["trailer"], 0.0), (1.0, 0.0))}
+    tree = {"car": "free", "knuckle": "kingpin", "rack": "rack guide", "pinion": "column"}
+    trees = {"relative": tree | {"trailer": "hitch"}, "mixed": tree | {"trailer": "free"}}
+    if isinstance(steering, str) and steering == "lane change":
+        steering = sine_steer()
+    if steering is not None and not callable(steering):
+        raise ModelError("mechanism 'car_trailer': steering must be 'lane change', None or a callable "
+                         f"t -> (angle, rate) of the steering wheel, got {steering!r}")
+    loads = {}
+    if steering is not None:
+        gains = STEERING_GAINS
+
+        def torque(t, angle, rate):
+            ref, ref_rate = steering(t)
+            return gains["K"] * (ref - angle) + gains["C"] * (ref_rate - rate)
+
+        loads["steering"] = ("joint_torque", "column", torque)
+    return bodies, joints, trees, loads
+
+
 _PLANAR = {"double_pendulum": _double_pendulum, "slider_crank": _slider_crank, "fourbar": _fourbar,
-           "n_fourbar": _n_fourbar}
+           "n_fourbar": _n_fourbar, "car_trailer": _car_trailer}
 
 
-def _planar_model(bodies, joints, gravity):
+def _planar_model(bodies, joints, gravity, loads=None):
     m = PlanarModel(gravity=gravity)
     poses = {"ground": np.zeros(3)}
     for name, mass, inertia, pose, vel in bodies:
         m.add_body(name, mass, inertia, position=pose[:2], angle=pose[2], velocity=vel[:2],
                    angular_velocity=vel[2])
         poses[name] = np.asarray(pose, dtype=float)
-    for jname, (kind, bi, bj, pi, pj, *axis) in joints.items():
+    for jname, (kind, *a) in joints.items():
         if kind == "revolute":
-            m.add_revolute(bi, bj, pi, pj, name=jname)
+            m.add_revolute(*a, name=jname)
+        elif kind == "translational":
+            bi, bj, pi, pj, axis = a
+            m.add_translational(bi, bj, pi, pj, axis, angle=poses[bj][2] - poses[bi][2], name=jname)
+        elif kind == "distance":
+            m.add_distance(*a, name=jname)
+        elif kind == "rack_pinion":
+            pinion, rack, pp, pr, axis, radius = a
+            m.add_rack_pinion(pinion, rack, radius, pp, pr, axis, name=jname)
         else:
-            m.add_translational(bi, bj, pi, pj, axis[0], angle=poses[bj][2] - poses[bi][2], name=jname)
+            m.add_knife_edge(*a, name=jname)
+    for lname, (_, jname, torque) in (loads or {}).items():          # joint torques of a controller
+        joint = next(j for j in m.joints if j.name == jname)
+        m.add_joint_torque(joint, _controlled(torque, joint.angle), name=lname)
     m.assemble()
     return m
 
 
-def _relative_model(bodies, joints, tree, gravity):
+def _controlled(torque, angle):
+    """``torque(t, θ, θ̇)`` of a joint angle, as the load function ``(t, q, q̇)`` of the model that made
+    ``angle`` (a :class:`~mbdlib.model.Coordinate`)."""
+    return lambda t, q, qd: torque(t, angle(q), angle.rate(q, qd))
+
+
+def _relative_model(bodies, joints, tree, gravity, loads=None):
     m = RelativeModel(gravity=gravity)
     poses = {"ground": np.zeros(3)} | {b[0]: np.asarray(b[3], dtype=float) for b in bodies}
     for name, mass, inertia, _, _ in bodies:
@@ -207,17 +345,34 @@ def _relative_model(bodies, joints, tree, gravity):
             parent, sp_, sc_ = (bi, pi, pj) if bj == name else (bj, pj, pi)
             m.add_body(name, mass, inertia, parent=parent, joint="revolute", point_parent=sp_,
                        point_child=sc_)
-        else:                                   # the child of a prismatic tree joint is its body j
+        elif kind == "translational":           # the child of a prismatic tree joint is its body j
             m.add_body(name, mass, inertia, parent=bi, joint="prismatic", point_parent=pi, point_child=pj,
                        axis=axis[0], angle=poses[bj][2] - poses[bi][2])
-    for jname, (kind, bi, bj, pi, pj, *axis) in joints.items():
+        else:
+            raise ModelError(f"the tree joint of body {name!r} is a {kind} joint: a tree joint must be "
+                             "revolute, translational or free")
+    m.set_initial(*m.from_body_states({b[0]: (b[3], b[4]) for b in bodies}))
+    for jname, (kind, *a) in joints.items():
         if jname in tree.values():
             continue
         if kind == "revolute":
-            m.add_cut_revolute(bi, bj, pi, pj, name=jname)
+            m.add_cut_revolute(*a, name=jname)
+        elif kind == "translational":
+            bi, bj, pi, pj, axis = a
+            m.add_cut_translational(bi, bj, pi, pj, axis, angle=poses[bj][2] - poses[bi][2], name=jname)
+        elif kind == "distance":
+            m.add_cut_distance(*a, name=jname)
+        elif kind == "rack_pinion":
+            pinion, rack, pp, pr, axis, radius = a
+            m.add_cut_rack_pinion(pinion, rack, radius, pp, pr, axis, name=jname)
         else:
-            m.add_cut_translational(bi, bj, pi, pj, axis[0], angle=poses[bj][2] - poses[bi][2], name=jname)
-    m.set_initial(*m.from_body_states({b[0]: (b[3], b[4]) for b in bodies}))
+            m.add_knife_edge(*a, name=jname)
+    for lname, (_, jname, torque) in (loads or {}).items():
+        body = next((b for b, j in tree.items() if j == jname), None)
+        if body is None:
+            raise ModelError(f"load {lname!r}: its joint {jname!r} is a cut joint here; a joint torque needs "
+                             "a tree joint (choose a tree that contains it)")
+        m.add_joint_torque(body, _controlled(torque, m.coordinate(f"θ_{body}")), name=lname)
     m.assemble()
     return m
 
@@ -254,11 +409,13 @@ def mechanism(name: str, coordinates: str = "cartesian", gravity=None, **params)
 
     Parameters
     ----------
-    name : {"double_pendulum", "slider_crank", "fourbar", "n_fourbar", "arm6r"}
+    name : {"double_pendulum", "slider_crank", "fourbar", "n_fourbar", "car_trailer", "arm6r"}
     coordinates : {"cartesian", "relative", "mixed"}
         Planar: "cartesian" → :class:`mbdlib.PlanarModel` (x, y, φ per body); "relative" →
         :class:`RelativeModel` with joint coordinates of a spanning tree (loop closures as cut
-        joints); "mixed" → the first body absolute (x, y, φ), the others relative.  "arm6r" has
+        joints); "mixed" → the first body absolute (x, y, φ), the others relative.  The car with a
+        trailer moves freely, so its car is absolute in both: "relative" puts the trailer on the hitch
+        angle, "mixed" gives the trailer its own (x, y, φ) and cuts the hitch.  "arm6r" has
         "relative" (a :class:`~mbdlib.dynamics.ChainModel`, 6 joint angles) and "cartesian" (a
         :class:`mbdlib.SpatialModel`, position + Euler parameters per body).
     gravity : array_like
@@ -269,7 +426,9 @@ def mechanism(name: str, coordinates: str = "cartesian", gravity=None, **params)
         double_pendulum ``L1, L2, m1, m2, phi1, phi2, omega1, omega2`` (absolute angles and rates);
         slider_crank ``r, l, m_crank, m_rod, m_slider, I_slider, theta, omega`` (crank angle, rate);
         fourbar ``a, b, c, d, m_crank, m_coupler, m_rocker, theta, omega``; n_fourbar ``N, theta, omega``
-        (IFToMM benchmark A02, :func:`n_fourbar_exact`); arm6r ``masses``.
+        (IFToMM benchmark A02, :func:`n_fourbar_exact`); car_trailer ``speed`` (forward, at the start),
+        ``steering`` ("lane change", None or ``t → (θ_ref, θ̇_ref)``) and the dimensions of
+        :data:`CAR_TRAILER`; arm6r ``masses``.
 
     Returns
     -------
@@ -291,14 +450,18 @@ def mechanism(name: str, coordinates: str = "cartesian", gravity=None, **params)
     if coordinates not in COORDINATE_SETS:
         raise ModelError(f"mechanism: coordinates must be one of {COORDINATE_SETS}, got {coordinates!r}")
     builder = _PLANAR[name]
-    known = builder.__code__.co_varnames[:builder.__code__.co_argcount]
+    known = builder.__code__.co_varnames[:builder.__code__.co_argcount] + \
+        (tuple(CAR_TRAILER) if name == "car_trailer" else ())
     unknown = sorted(set(params) - set(known))
     if unknown:
         raise ModelError(f"mechanism {name!r}: unknown parameters {unknown}; the parameters are "
                          f"{list(known)}")
-    bodies, joints, trees = builder(**params)
+    if name == "car_trailer":
+        bodies, joints, trees, loads = builder(**params)
+    else:
+        (bodies, joints, trees), loads = builder(**params), None
     if gravity is None:
         raise ModelError(f"mechanism({name!r}): give gravity=, e.g. (0, -9.81) (y up), or (0, 0) for none")
     if coordinates == "cartesian":
-        return _planar_model(bodies, joints, gravity)
-    return _relative_model(bodies, joints, trees[coordinates], gravity)
+        return _planar_model(bodies, joints, gravity, loads)
+    return _relative_model(bodies, joints, trees[coordinates], gravity, loads)

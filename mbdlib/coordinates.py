@@ -11,6 +11,10 @@ mechanism can be described by
 * **mixed coordinates**: some bodies absolute (a ``"free"`` tree joint: ``x, y, φ`` relative to
   the parent, the ground for an absolute body), others relative; also :class:`RelativeModel`.
 
+A cut joint can be any planar joint of :mod:`mbdlib.constraints` (revolute, translational, a distance
+link, a gear or rack-and-pinion pair); knife edges add nonholonomic rows ``B_θ = B_x J`` (a wheel that
+rolls without side slip); forces, torques and joint torques add their generalized forces.
+
 :class:`RelativeModel` builds its :class:`~mbdlib.system.ConstrainedSystem` (``model.system()``) through
 the *velocity transformation* (Jerkovsky 1978; García de Jalón & Bayo
 1994): the body poses ``x = (x_i, y_i, φ_i)`` are functions of ``θ``, ``ẋ = J(θ) θ̇`` and
@@ -47,7 +51,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validate
-from .constraints import Revolute, Translational
+from .constraints import Distance, Gear, KnifeEdge, RackPinion, Revolute, Translational
 from .errors import ModelError, ShapeError
 from .model import Coordinate, Model, linear_coordinate
 from .planar import PlanarModel
@@ -128,6 +132,9 @@ class RelativeModel(Model):
         self.tree: list[TreeJoint] = []
         self.cuts: list = []                          # constraints.Constraint objects on (x, y, φ) of bodies
         self._cut_index: list[list[int]] = []          # per cut joint: body indices (-1: ground)
+        self.knife_edges: list[KnifeEdge] = []        # nonholonomic rows B q̇ = 0, one per knife edge
+        self._knife_index: list[int] = []              # per knife edge: its body's index
+        self.loads: list[dict] = []                   # applied forces and torques, joint torques and forces
         self.coordinate_names: list[str] = []
         self._q_guess: list[float] = []
         self._qd_guess: list[float] = []
@@ -185,12 +192,27 @@ class RelativeModel(Model):
 
     def _add_cut(self, joint, bodies):
         idx = [self._body(b) for b in bodies]
-        if idx[0] == idx[1]:
-            raise ModelError(f"cut joint {joint.name!r}: needs two different bodies, got {bodies[0]!r} twice")
+        if len(set(idx)) < len(idx):
+            what = "two different bodies" if len(idx) == 2 else "two gears and a carrier (three bodies)"
+            raise ModelError(f"cut joint {joint.name!r}: needs {what}, got {', '.join(map(repr, bodies))}")
+        self._unique_name(joint.name)
         self.cuts.append(joint)
         self._cut_index.append(idx)
         self._assembly = None
         return joint
+
+    def _unique_name(self, name):
+        if any(j.name == name for j in self.cuts + self.knife_edges):
+            raise ModelError(f"a joint named {name!r} already exists; give a unique name=")
+
+    def _guess_pose(self, body) -> np.ndarray:
+        """``(x, y, φ)`` of a body (or the ground) in the initial guess of the coordinates."""
+        k = self._body(body)
+        return np.zeros(3) if k < 0 else self.kinematics(self.q_guess())[0][3 * k:3 * k + 3]
+
+    def _guess_point(self, body, point) -> np.ndarray:
+        x, y, phi = self._guess_pose(body)
+        return np.array([x, y]) + _A(phi) @ _xy(point, "point")
 
     def add_cut_revolute(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0), name=None):
         """Cut revolute joint closing a loop: ``r_i + A_i s'_i − r_j − A_j s'_j = 0`` (2 equations)."""
@@ -203,6 +225,100 @@ class RelativeModel(Model):
         name = name or f"cut{len(self.cuts) + 1} {body_i}-{body_j}"
         joint = Translational(name, (str(body_i), str(body_j)), point_i, point_j, axis_i, float(angle))
         return self._add_cut(joint, (body_i, body_j))
+
+    def add_cut_distance(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0), length=None,
+                         name=None):
+        """Cut distance constraint, a massless link (a tie rod): ``dᵀd − L² = 0``, ``d = r_Pj − r_Pi``
+        (1 equation); the default ``length`` is the distance in the initial guess."""
+        name = name or f"cut{len(self.cuts) + 1} {body_i}-{body_j}"
+        if length is None:
+            d = self._guess_point(body_j, point_j) - self._guess_point(body_i, point_i)
+            length = float(np.linalg.norm(d))
+        joint = Distance(name, (str(body_i), str(body_j)), point_i, point_j, length)
+        return self._add_cut(joint, (body_i, body_j))
+
+    def add_cut_rack_pinion(self, pinion, rack, radius, point_pinion=(0.0, 0.0), point_rack=(0.0, 0.0),
+                            axis_rack=(1.0, 0.0), offset=None, name=None):
+        """Cut rack-and-pinion pair (:class:`~mbdlib.constraints.RackPinion`, 1 equation):
+        ``u_jᵀ (r_Pi − r_Qj) + ρ (φ_i − φ_j) − offset = 0``, the pinion on the left of ``axis_rack``;
+        the default ``offset`` is the value in the initial guess (the teeth mesh there)."""
+        name = name or f"cut{len(self.cuts) + 1} {pinion}-{rack}"
+        joint = RackPinion(name, (str(pinion), str(rack)), point_pinion, point_rack, axis_rack, radius, 0.0)
+        if offset is None:
+            offset = float(joint.phi(np.concatenate([self._guess_pose(pinion), self._guess_pose(rack)]))[0])
+        joint.offset = _validate.number(offset, f"{name}: offset")
+        return self._add_cut(joint, (pinion, rack))
+
+    def add_cut_gear(self, body_i, body_j, ratio, carrier="ground", offset=None, name=None):
+        """Cut gear pair (:class:`~mbdlib.constraints.Gear`, 1 equation): ``(φ_j − φ_c) − ratio (φ_i − φ_c)
+        − offset = 0`` on the ``carrier`` (default the ground); ``ratio = −r_i / r_j`` for external
+        gears; the default ``offset`` is the value in the initial guess."""
+        name = name or f"cut{len(self.cuts) + 1} {body_i}-{body_j}"
+        joint = Gear(name, (str(body_i), str(body_j), str(carrier)), ratio, 0.0)
+        if offset is None:
+            poses = [self._guess_pose(b) for b in (body_i, body_j, carrier)]
+            offset = float(joint.phi(np.concatenate(poses))[0])
+        joint.offset = _validate.number(offset, f"{name}: offset")
+        return self._add_cut(joint, (body_i, body_j, carrier))
+
+    def add_knife_edge(self, body, point=(0.0, 0.0), axis=(1.0, 0.0), name=None) -> KnifeEdge:
+        """Nonholonomic knife edge (a wheel that rolls without side slip): ``point`` of ``body`` cannot move
+        across ``axis`` (body frame), one row of ``B(θ) θ̇ = 0`` with ``B_θ = B_x J`` (like a cut joint's
+        ``Φ_θ = Φ_x J``)."""
+        k = self._body(body)
+        if k < 0:
+            raise ModelError("add_knife_edge: the ground does not move; give a moving body")
+        name = str(name) if name is not None else f"knife{len(self.knife_edges) + 1} {body}"
+        self._unique_name(name)
+        joint = KnifeEdge(name, (str(body),), point, axis)
+        self.knife_edges.append(joint)
+        self._knife_index.append(k)
+        self._assembly = None
+        return joint
+
+    # ------------------------------------------------------------------ applied loads
+    def _load(self, kind, body, value, name, what, point=None):
+        k = self._body(body)
+        if k < 0:
+            raise ModelError(f"add_{what}: a load on the ground does nothing; apply it to a moving body")
+        if not callable(value):
+            value = _xy(value, f"add_{what} on {body!r}: force") if kind == "force" \
+                else _validate.number(value, f"add_{what} on {body!r}: {what}")
+        name = str(name) if name is not None else f"{what}{len(self.loads) + 1} {body}"
+        if any(load["name"] == name for load in self.loads):
+            raise ModelError(f"add_{what}: a load named {name!r} already exists; give a unique name=")
+        load = dict(name=name, kind=kind, body=k, value=value,
+                    point=None if point is None else _xy(point, f"add_{what} on {body!r}: point"))
+        self.loads.append(load)
+        return load
+
+    def add_force(self, body, force, point=(0.0, 0.0), name=None) -> dict:
+        """Applied force (global components) at a body point: a (2,) constant or ``force(t, q, qd)``;
+        generalized force ``J_Pᵀ F`` with ``J_P`` the Jacobian of the point."""
+        return self._load("force", body, force, name, "force", point)
+
+    def add_torque(self, body, torque, name=None) -> dict:
+        """Applied torque on a body [N m]: a number or ``torque(t, q, qd)``; generalized force ``τ J_φ``."""
+        return self._load("torque", body, torque, name, "torque")
+
+    def add_joint_torque(self, body, torque, name=None) -> dict:
+        """A torque ``τ`` [N m] in the revolute tree joint of ``body``: ``+τ`` on the body, ``−τ`` on its
+        parent, so that its generalized force is ``τ`` on the joint angle alone; a number or
+        ``torque(t, q, qd)``.  Its name is an input of :func:`mbdlib.linearize`."""
+        k = self._body(body)
+        if k >= 0 and self.tree[k].kind != "revolute":
+            raise ModelError(f"add_joint_torque: the tree joint of body {body!r} is {self.tree[k].kind}, not "
+                             "revolute; use add_joint_force for a prismatic joint")
+        return self._load("joint", body, torque, name or f"{body} joint torque", "joint_torque")
+
+    def add_joint_force(self, body, force, name=None) -> dict:
+        """A force ``F`` [N] along the prismatic tree joint of ``body`` (``+F`` on the body, ``−F`` on its
+        parent): generalized force ``F`` on the slide alone; a number or ``force(t, q, qd)``."""
+        k = self._body(body)
+        if k >= 0 and self.tree[k].kind != "prismatic":
+            raise ModelError(f"add_joint_force: the tree joint of body {body!r} is {self.tree[k].kind}, not "
+                             "prismatic; use add_joint_torque for a revolute joint")
+        return self._load("joint", body, force, name or f"{body} joint force", "joint_force")
 
     # ------------------------------------------------------------------ tree kinematics
     def _check(self, x, name):
@@ -345,8 +461,8 @@ class RelativeModel(Model):
 
     @property
     def labels(self) -> list[str]:
-        """One label per constraint row (the cut joints' equations)."""
-        return [lab for j in self.cuts for lab in j.labels]
+        """One label per constraint row: the cut joints' equations, then the knife edges' velocity rows."""
+        return [lab for j in self.cuts + self.knife_edges for lab in j.labels]
 
     def _Mx(self):
         """Diagonal of the Cartesian mass matrix ``diag(m_1, m_1, J_1, ...)``, shape ``(3 nb,)``."""
@@ -361,10 +477,36 @@ class RelativeModel(Model):
         return (M + M.T) / 2
 
     def Q(self, t, q, qd) -> np.ndarray:
-        """``Q = Jᵀ (Q_x − M_x J̇ q̇)``: gravity and the velocity-product forces, shape ``(n,)``."""
-        _, J, c = self.kinematics(q, qd)
+        """``Q = Jᵀ (Q_x − M_x J̇ q̇)`` plus the applied loads: gravity, the velocity-product forces, the
+        forces and torques of :meth:`add_force`, :meth:`add_torque`, :meth:`add_joint_torque`,
+        :meth:`add_joint_force`; shape ``(n,)``."""
+        x, J, c = self.kinematics(q, qd)
         Qx = np.concatenate([[m * self.gravity[0], m * self.gravity[1], 0.0] for m in self.masses] or [[]])
-        return J.T @ (Qx - self._Mx() * c)
+        Q = J.T @ (Qx - self._Mx() * c)
+        for load in self.loads:
+            value = load["value"](t, q, qd) if callable(load["value"]) else load["value"]
+            k = 3 * load["body"]
+            if load["kind"] == "force":
+                F = _xy(value, f"{load['name']}: force")
+                Bs = _R90 @ _A(x[k + 2]) @ load["point"]               # ∂(A s')/∂φ
+                Q = Q + (J[k:k + 2] + np.outer(Bs, J[k + 2])).T @ F    # J_Pᵀ F
+            else:
+                v = _validate.number(float(value), load["name"])
+                Q = Q + v * (J[k + 2] if load["kind"] == "torque" else self._joint_unit(load["body"]))
+        return Q
+
+    def _joint_unit(self, b) -> np.ndarray:
+        """The generalized force of a unit torque (force) in the tree joint of body ``b``: ``e_k``."""
+        e = np.zeros(self.n)
+        e[self.tree[b].start] = 1.0
+        return e
+
+    def _inputs(self) -> dict:
+        def unit(e):
+            return lambda t, q, qd: e
+
+        return {load["name"]: unit(self._joint_unit(load["body"]))
+                for load in self.loads if load["kind"] == "joint"}
 
     def phi(self, q, t=0.0) -> np.ndarray:
         """Cut-joint equations ``Φ(θ)``, shape ``(m,)``."""
@@ -379,7 +521,7 @@ class RelativeModel(Model):
 
     def phi_t(self, q, t=0.0) -> np.ndarray:
         """``Φ_t``, shape ``(m,)`` (zero: no drivers)."""
-        return np.zeros(len(self.labels))
+        return np.zeros(sum(j.n_eq for j in self.cuts))
 
     def gamma(self, q, qd, t=0.0) -> np.ndarray:
         """``γ_θ = γ_x − Φ_x J̇ θ̇`` of ``Φ_θ θ̈ = γ_θ``, shape ``(m,)``."""
@@ -392,14 +534,27 @@ class RelativeModel(Model):
         return np.concatenate(rows)
 
     def B(self, q, t=0.0) -> np.ndarray:
-        """No nonholonomic rows: shape ``(0, n)``."""
-        return np.zeros((0, self.n))
+        """Knife-edge rows ``B_θ = B_x J`` of ``B θ̇ = 0``, shape ``(k, n)``."""
+        if not self.knife_edges:
+            return np.zeros((0, self.n))
+        x, J, _ = self.kinematics(q)
+        return np.vstack([j.B(x[3 * b:3 * b + 3], t) @ J[3 * b:3 * b + 3]
+                          for j, b in zip(self.knife_edges, self._knife_index, strict=True)])
 
     def b_gamma(self, q, qd, t=0.0) -> np.ndarray:
-        return np.zeros(0)
+        """``b_γθ = b_γx − B_x J̇ θ̇`` of ``B θ̈ = b_γ`` (from ``B_x ẍ = b_γx``), shape ``(k,)``."""
+        if not self.knife_edges:
+            return np.zeros(0)
+        x, J, c = self.kinematics(q, qd)
+        xd = J @ self._check(qd, "qd")
+        rows = []
+        for j, b in zip(self.knife_edges, self._knife_index, strict=True):
+            s = slice(3 * b, 3 * b + 3)
+            rows.append(j.b_gamma(x[s], xd[s], t) - j.B(x[s], t) @ c[s])
+        return np.concatenate(rows)
 
     def energy(self, q, qd) -> float:
-        """``½ q̇ᵀ M q̇ − Σ m_i g·r_i`` [J]."""
+        """``½ q̇ᵀ M q̇ − Σ m_i g·r_i`` [J] (applied loads are not included)."""
         x = self.kinematics(q)[0]
         qd = self._check(qd, "qd")
         V = -sum(m * self.gravity @ x[3 * i:3 * i + 2] for i, m in enumerate(self.masses))

@@ -14,6 +14,8 @@ acceleration g of the base; F_i and M_i are the applied loads reduced to C_i.
 Joint (constraint) forces do no work in the partial velocities and never
 appear; the driving moment of a joint does not enter the equations of the
 joints before it (the source's observation, checked in the tests).
+:func:`auxiliary_reactions` brings them back with *auxiliary speeds*: motions
+that a joint forbids, in which its force does work (Kane & Levinson 1985, §5.7).
 
 The algorithm is meant for symbolic derivation.  :func:`kane_equations` builds
 the equations of motion ``τ = M(q) q̈ + h(q, q̇) + G(q)`` piece by piece, so
@@ -37,9 +39,9 @@ from . import _backend as bk
 from ._backend import as_backend
 from .chain import Chain
 from .kinematics import forward_kinematics, partial_velocities
-from .newton_euler import _body_equations, as_output, external_loads, gravity_vector
+from .newton_euler import JointReactions, _body_equations, _rows, as_output, external_loads, gravity_vector
 
-__all__ = ["kane_inverse_dynamics", "kane_equations", "KaneEquations"]
+__all__ = ["kane_inverse_dynamics", "auxiliary_reactions", "kane_equations", "KaneEquations"]
 
 
 # The two sums of Kane's method, written once for open chains (this module) and closed chains
@@ -118,6 +120,86 @@ def kane_inverse_dynamics(chain: Chain, q, qd, qdd, gravity=None, f_ext=None):
     pv = partial_velocities(chain, q, symbolic=sym)
     tau = kane_sum(chain.links, kin, pv.omega, pv.v_c, loads, sym, chain.n, _path(chain))
     return as_output(tau, sym)
+
+
+
+def auxiliary_reactions(chain: Chain, q, qd, qdd, gravity=None, f_ext=None) -> JointReactions:
+    """The joint forces of a chain by Kane's method with auxiliary speeds (Kane & Levinson 1985, §5.7).
+
+    A joint's force does no work in the motions the joint allows, so Kane's equations never show it.
+    To expose the force ``f_i`` and the moment ``n_i`` (about the joint point ``r_i``) that joint i
+    exerts on link i, give link i and every link it carries (the subtree S_i) six *auxiliary speeds*
+    relative to the parent, motions the joint forbids: translations ``u_k`` along the global axes
+    ``e_k`` and turns ``u_{3+k}`` about axes ``e_k`` through ``r_i``.  Their partial velocities are,
+    for every link b of S_i (zero for the other links),
+
+        translation k:  v_Cb^(k) = e_k,                    ω_b^(k) = 0
+        turn k:         v_Cb^(k) = e_k × (r_Cb − r_i),     ω_b^(k) = e_k
+
+    In them the joint's force on link i contributes ``f_i·e_k`` and ``n_i·e_k`` (its reaction acts on
+    the parent, which does not move), every force between two links of S_i cancels in pairs, and
+    Kane's equation of each auxiliary speed, at the real motion (auxiliary speeds zero), reads
+
+        f_i·e_k + Σ_b ( F_b·v_Cb^(k) + M_b·ω_b^(k) ) − Σ_b ( m_b a_Cb·v_Cb^(k) + N_b·ω_b^(k) ) = 0,
+
+    with the applied loads ``F_b, M_b`` (weights ``m_b g`` included) and ``N_b = I_b α_b + ω_b × I_b ω_b``.
+    One equation per auxiliary speed gives one component of ``f_i`` or ``n_i``.  The actuator's part
+    is included: ``τ_i = n_i·k_i`` (revolute) or ``f_i·k_i`` (prismatic); the rest is carried by the
+    joint's structure.  The result equals the inward pass of :func:`mbdlib.newton_euler.rnea`, reached
+    without a recursion (O(n²): each joint sums over the links it carries).
+
+    Parameters
+    ----------
+    chain : Chain
+    q, qd, qdd : array_like, shape (n,)
+        The motion (numbers or sympy formulas).
+    gravity : array_like, shape (3,)
+        Required (no default: gravity is never assumed).
+    f_ext : dict, optional
+        ``{link: (F, M)}``: applied force at the centre of mass and moment, global components.
+
+    Returns
+    -------
+    JointReactions
+        As from ``rnea(..., return_reactions=True)``: ``force[i]``, ``moment[i]`` in frame-i
+        components, ``force_global``, ``moment_global`` in global ones.
+
+    Examples
+    --------
+    A 2 kg, 1 m rod held horizontal: the pivot carries the weight, and its moment about the pivot is
+    the torque that holds the rod, m g L / 2.
+
+    >>> r = auxiliary_reactions(Chain.planar([1.0], masses=[2.0]), [0.0], [0.0], [0.0], (0, -9.81, 0))
+    >>> r.force_global.round(12) + 0.0, r.moment_global.round(12) + 0.0
+    (array([[ 0.  , 19.62,  0.  ]]), array([[0.  , 0.  , 9.81]]))
+    """
+    sym = bk.is_symbolic(q, qd, qdd, gravity) or chain.is_symbolic
+    g = as_backend(gravity_vector(gravity, "auxiliary_reactions"), sym)
+    loads = external_loads(chain, f_ext, sym)
+    kin = forward_kinematics(chain, q, qd, qdd, symbolic=sym)      # the real motion, gravity as a load
+    carried = [[b for b in range(chain.n) if b == i or i in chain.ancestors(b)] for i in range(chain.n)]
+    # what each link needs beyond its applied loads, global components: m a_C − F − m g, and N − M
+    need_F, need_M = [], []
+    for b, link in enumerate(chain.links):
+        F_b, N_b = _body_equations(link.body.mass, as_backend(link.body.inertia, sym), kin.omega[b],
+                                   kin.alpha[b], kin.a_c[b])      # m a_C, N = I α + ω × I ω (frame b)
+        need_F.append(kin.A[b] @ F_b - loads[b][0] - link.body.mass * g)
+        need_M.append(kin.A[b] @ N_b - loads[b][1])
+    f, n, f_global, n_global = [], [], [], []
+    for i in range(chain.n):
+        r_i = kin.r[i]
+        f_i, n_i = bk.zeros(3, symbolic=sym), bk.zeros(3, symbolic=sym)
+        for k in range(3):
+            e_k = bk.unit(k, symbolic=sym)
+            for b in carried[i]:
+                # translation k: v^(k) = e_k, ω^(k) = 0;  turn k: v^(k) = e_k × (r_Cb − r_i), ω^(k) = e_k
+                f_i[k] = f_i[k] + bk.dot(need_F[b], e_k)
+                n_i[k] = n_i[k] + bk.dot(need_F[b], bk.cross(e_k, kin.r_c(b) - r_i)) + bk.dot(need_M[b], e_k)
+        f_global.append(f_i)
+        n_global.append(n_i)
+        f.append(kin.A[i].T @ f_i)
+        n.append(kin.A[i].T @ n_i)
+    return JointReactions(_rows(f, sym), _rows(n, sym), _rows(f_global, sym), _rows(n_global, sym))
 
 
 @dataclass

@@ -42,11 +42,11 @@ __all__ = [
     "INK", "LINK_COLOR", "FORCE_COLOR", "VECTOR_COLOR", "MOMENT_COLOR",
     "diagram", "draw_vector", "draw_point", "draw_frame2d", "draw_ground", "draw_revolute",
     "draw_prismatic", "draw_link", "draw_body", "draw_angle", "draw_force", "draw_moment", "draw_com",
-    "draw_spring", "draw_damper", "draw_label_box", "draw_flow_arrow", "draw_block_matrix", "draw_vector_3d",
-    "draw_axis_3d", "rot2", "legend_handles", "oblique", "draw_frame_oblique", "draw_revolute_oblique",
-    "draw_arc_oblique", "draw_vector_oblique", "draw_point_oblique", "draw_circle_oblique",
-    "draw_box_oblique", "draw_right_angle_oblique", "draw_spatial_joint", "joint_conditions",
-    "JOINT_ROW_VECTORS", "draw_contact", "draw_friction_cone",
+    "draw_spring", "draw_damper", "draw_rack_pinion", "draw_label_box", "draw_flow_arrow",
+    "draw_block_matrix", "draw_vector_3d", "draw_axis_3d", "rot2", "legend_handles", "oblique",
+    "draw_frame_oblique", "draw_revolute_oblique", "draw_arc_oblique", "draw_vector_oblique",
+    "draw_point_oblique", "draw_circle_oblique", "draw_box_oblique", "draw_right_angle_oblique",
+    "draw_spatial_joint", "joint_conditions", "JOINT_ROW_VECTORS", "draw_contact", "draw_friction_cone",
 ]
 
 #: Colour of outlines and text.
@@ -436,6 +436,63 @@ def draw_damper(ax, p, q, width: float = 0.06, color=INK, label: str | None = No
     ]
     lines = [ax.plot(*np.array(piece).T, color=color, lw=1.1, zorder=3)[0] for piece in pieces]
     return {"lines": lines, "label": _label(ax, (p + q) / 2 + 1.5 * width * n, label)}
+
+
+def draw_rack_pinion(ax, center, radius: float, angle: float = 0.0, axis: float = 0.0, travel=None,
+                     rack_length: float | None = None, teeth: int = 12, rack_width: float | None = None,
+                     color=LINK_COLOR, rack_color="#c6dbef", edge=INK) -> dict:
+    """A rack and pinion in mesh: a toothed pinion of pitch radius ``radius`` centred on ``center`` and
+    turned by ``angle``, and a toothed rack along direction ``axis`` (radians) on the pinion's right-hand
+    side, as :class:`mbdlib.constraints.RackPinion` has it (the pinion on the left of the rack's axis u).
+
+    The rack's pitch line touches the pitch circle at ``center − ρ R u`` (R turns by +90°); the rack is
+    moved along u by ``travel`` (default ``ρ · angle``, rolling without slip from the drawing at angle 0,
+    so that the teeth stay in mesh).  Teeth of module ``m = ρ · 2/teeth``: addendum m, dedendum 1.25 m.
+
+    Returns ``{"pinion": Polygon, "rack": Polygon, "hub": Circle, "pitch_point": ndarray (2,),
+    "rack_teeth": ndarray (k, 2)}`` (the rack's tooth centres on the pitch line).
+    """
+    c = _xy(center, "center")
+    rho = float(radius)
+    if not (np.isfinite(rho) and rho > 0) or int(teeth) != teeth or teeth < 6:
+        raise ValueError(f"draw_rack_pinion: need a positive radius and at least 6 teeth, got {radius!r}, "
+                         f"{teeth!r}")
+    N = int(teeth)
+    m = 2.0 * rho / N                                  # module: pitch p = π m = 2π ρ / N
+    pitch = np.pi * m
+    u = rot2(axis)[:, 0]
+    n = rot2(axis)[:, 1]                               # R u: the pinion's side
+    contact = c - rho * n
+    travel = rho * angle if travel is None else float(travel)
+    # pinion: N teeth, a gap facing the rack at angle 0 (a rack tooth sits at the pitch point)
+    out_r, in_r = rho + m, rho - 1.25 * m
+    pts = []
+    for k in range(N):
+        mid = axis - np.pi / 2 + angle + (k + 0.5) * 2 * np.pi / N   # a tooth's centre direction
+        half = np.pi / N
+        for a, r in ((-0.55 * half, in_r), (-0.3 * half, out_r), (0.3 * half, out_r), (0.55 * half, in_r)):
+            # the same tooth as the rack's: ±0.275 p at the root, ±0.15 p at the tip (arc lengths)
+            pts.append(c + r * np.array([np.cos(mid + a), np.sin(mid + a)]))
+    pinion = patches.Polygon(np.array(pts), closed=True, facecolor=color, edgecolor=edge, lw=1.0, zorder=5)
+    hub = patches.Circle(c, 0.25 * rho, facecolor="white", edgecolor=edge, lw=1.0, zorder=6)
+    # rack: teeth on the pitch line at travel + k p, the body beyond the dedendum
+    length = 6.0 * rho if rack_length is None else float(rack_length)
+    width = 2.0 * rho / 3 if rack_width is None else float(rack_width)
+    mid_rack = contact + travel * u
+    ks = np.arange(np.ceil(-length / 2 / pitch + 0.5), np.floor(length / 2 / pitch - 0.5) + 1)
+    centres = np.array([mid_rack + k * pitch * u for k in ks]).reshape(-1, 2)
+    outline = [mid_rack - length / 2 * u - (1.25 * m + width) * n]
+    for t in centres:
+        for along, up in ((-0.275, -1.25), (-0.15, 1.0), (0.15, 1.0), (0.275, -1.25)):   # pitches, modules
+            outline.append(t + along * pitch * u + up * m * n)
+    outline.append(mid_rack + length / 2 * u - (1.25 * m + width) * n)
+    rack = patches.Polygon(np.array(outline), closed=True, facecolor=rack_color, edgecolor=edge, lw=1.0,
+                           zorder=4)
+    for art in (rack, pinion, hub):
+        ax.add_patch(art)
+    ax.update_datalim(np.vstack([np.array(pts), np.array(outline)]))
+    ax.autoscale_view()
+    return {"pinion": pinion, "rack": rack, "hub": hub, "pitch_point": contact, "rack_teeth": centres}
 
 
 def draw_label_box(ax, xy, text: str, width: float = 1.6, height: float = 0.5, color=COURSE_COLORS[0],

@@ -164,7 +164,8 @@ KEY_TERMS = {
     "chapters/ch01_kinematics": [
         "rigid body", "pose", "centre of mass", "Tait–Bryan angles", "proper Euler angles", "gimbal lock",
         "axis–angle", "angular acceleration", "tangential acceleration", "centripetal acceleration",
-        "Coriolis acceleration", "kinematic chain", "open chain", "revolute joint",
+        "Coriolis acceleration", "transport theorem", "angular velocity addition theorem",
+        "kinematic chain", "open chain", "revolute joint",
         "prismatic joint", "recursive algorithm", "partial velocity", "partial angular velocity", "Jacobian",
     ],
     "chapters/ch02_dynamics": [
@@ -175,6 +176,9 @@ KEY_TERMS = {
         "Coriolis and centrifugal terms",
         "gravity vector", "inverse dynamics", "forward dynamics", "recursive Newton–Euler algorithm",
         "joint torque", "ideal constraint", "generalized force", "parallel-axis theorem", "free-body diagram",
+        "inertia dyadic", "moments of inertia", "products of inertia", "composite body", "load", "couple",
+        "resultant", "dry friction", "spring-damper", "kinematic differential equations",
+        "noncontributing forces", "auxiliary speeds",
     ],
     "chapters/ch03_constraints": [
         "constraint", "constraint Jacobian", "velocity constraint", "acceleration constraint",
@@ -192,7 +196,7 @@ KEY_TERMS = {
         "gravity compensation", "decoupling", "counterweight", "cutting the loop",
     ],
     "chapters/ch06_simulation": [
-        "spring-damper", "static equilibrium", "small-displacement test", "explicit method",
+        "static equilibrium", "small-displacement test", "explicit method",
         "implicit method", "step size", "tolerance", "stiffness", "energy drift", "DAE index",
         "solver effort",
     ],
@@ -200,6 +204,12 @@ KEY_TERMS = {
         "normalization row", "basic constraints", "overconstrained mechanism", "Bricard linkage",
         "rolling without slipping", "Chaplygin sleigh", "dependent speeds", "nonholonomic partial velocity",
         "heavy symmetric top", "precession", "nutation", "spin",
+    ],
+    "chapters/ch08_linearization": [
+        "equilibrium", "linearization", "eigenvalue", "mode", "asymptotic stability",
+        "Lyapunov's indirect method", "complex-step derivative", "steady motion", "ignorable coordinate",
+        "sleeping top", "gyroscopic stabilization", "Whipple bicycle model", "self-stability", "weave mode",
+        "capsize mode", "castor mode",
     ],
 }
 # How a page names a term when not by the term itself (or its plural).
@@ -219,6 +229,7 @@ ALIASES = {
     "Grübler count": ["grübler's count"],
     "overconstrained mechanism": ["overconstrained loop"],
     "rolling without slipping": ["rolls without slipping"],
+    "angular velocity addition theorem": ["addition theorem"],
 }
 # Terms with an entry that their page does not name in its text (with the reason).
 NOT_NAMED: dict[str, str] = {}

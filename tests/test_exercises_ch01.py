@@ -725,7 +725,7 @@ def test_released_chapter_graded_end_to_end(tmp_path):
     roster.write_text("student_id,name,file\ns1,Ann,ann.ipynb\ns2,Bo,bo.ipynb\ns3,Cy,cy.ipynb\n")
     secret.write_text("a course secret of the chapter 1 test, 0123456789abcdef\n")
     solution = root / "solutions" / "ch01_kinematics.ipynb"
-    released = release_variants(solution, roster, secret, tmp_path / "rel")
+    released = release_variants(solution, roster, secret, tmp_path / "rel", allow_solutions=True)
     subs = tmp_path / "subs"
     subs.mkdir()
     for name in ("ann.ipynb", "bo.ipynb"):
@@ -738,7 +738,7 @@ def test_released_chapter_graded_end_to_end(tmp_path):
     for s in ("s1", "s2"):
         assert [table[s, i]["verdict"] for i in ids] == ["correct"] * len(ids), s
     variants = [e.id for e in exercises(1) if e.variant is not None]
-    assert variants == ["1.1", "1.4", "1.5", "1.6", "1.7"]
+    assert variants == ["1.1", "1.4", "1.5", "1.6", "1.7", "1.12", "1.13"]
     assert {i for i in ids if table["s3", i]["verdict"] == "wrong"} == set(variants)
     # the function exercises: graded on Cy's own hidden cases, which Ann's (right) functions pass
     assert all(table["s3", i]["verdict"] == "correct" for i in ids if i not in variants)
@@ -749,7 +749,7 @@ def test_practice_exercises_are_registered_with_no_points_and_a_mistake_each():
     from mbdlib.exercises import practice_exercises
 
     ids = [e.id for e in practice_exercises(1)]
-    assert ids == ["1.P1", "1.P2", "1.P3", "1.P4", "1.P5"]
+    assert ids == ["1.P1", "1.P2", "1.P3", "1.P4", "1.P5", "1.P6"]
     for e in practice_exercises(1):
         assert e.points == 0 and e.mistakes, e.id
         assert e.id not in [x.id for x in exercises(1)]  # never released or graded
@@ -844,3 +844,71 @@ def test_practice_check_shows_the_verdict_without_a_grading_record(monkeypatch):
     core.check("1.1", A11)
     assert set(shown[0]) == {"text/plain", "text/html"} and shown[0]["text/plain"] == "✓ 1.P4 correct"
     assert core.MIME in shown[1]
+
+
+# ---------------------------------------------------------------- frames that turn on frames (page 1.3)
+def _omega_alpha_exact(first, second, q, qd, qdd):
+    """omega and alpha at t = 0 of A(t) = R_first(q1(t)) R_second(q2(t)), q(t) = q + qd t + qdd t^2/2, from
+    the definition omega~ = A_dot A^T, differentiated exactly by sympy (rotation matrices written here)."""
+    t = sp.symbols("t", real=True)
+
+    def R(axis, a):
+        c, s_ = sp.cos(a), sp.sin(a)
+        return {"X": sp.Matrix([[1, 0, 0], [0, c, -s_], [0, s_, c]]),
+                "Y": sp.Matrix([[c, 0, s_], [0, 1, 0], [-s_, 0, c]]),
+                "Z": sp.Matrix([[c, -s_, 0], [s_, c, 0], [0, 0, 1]])}[axis]
+
+    angle = [sp.nsimplify(a) + sp.nsimplify(b) * t + sp.nsimplify(c) * t**2 / 2
+             for a, b, c in zip(q, qd, qdd, strict=True)]
+    A = R(first, angle[0]) * R(second, angle[1])
+    W = A.diff(t) * A.T
+    omega = sp.Matrix([W[2, 1], W[0, 2], W[1, 0]])
+    at0 = {t: 0}
+    return (np.array(omega.subs(at0).evalf(30), dtype=float).ravel(),
+            np.array(omega.diff(t).subs(at0).evalf(30), dtype=float).ravel(),
+            np.array(A.subs(at0).evalf(30), dtype=float))
+
+
+def test_1_P6_the_wheel_on_a_turntable_from_the_definition():
+    from mbdlib.exercises.ch01 import P6
+
+    phi = math.radians(P6["phi_deg"])
+    rates, accelerations = [P6["Omega"], P6["s"]], [P6["Omega_dot"], P6["s_dot"]]
+    _, alpha, _ = _omega_alpha_exact("Z", "X", [phi, 0.3], rates, accelerations)
+    assert evaluate("1.P6", alpha).verdict == "correct"
+    x_B = np.array([math.cos(phi), math.sin(phi), 0.0])                  # the axle: the turntable's x axis
+    assert_hint("1.P6", P6["s_dot"] * x_B, "carried")
+    assert_hint("1.P6", alpha - 2 * P6["Omega"] * P6["s"] * np.cross([0, 0, 1.0], x_B), "wrong sign")
+    assert_hint("1.P6", Rotation.from_euler("Z", phi).as_matrix().T @ alpha, "global")
+    assert_hint("1.P6", P6["s_dot"] * np.array([1.0, 0, 0]) + P6["Omega"] * P6["s"] * np.array([0, 1.0, 0]),
+                "fixed in the turntable")
+
+
+@pytest.mark.parametrize("seed", [None, *SEEDS])
+def test_1_12_and_1_13_pan_tilt_from_the_definition(seed):
+    rng = None if seed is None else np.random.default_rng(seed)
+    params = get("1.12").params_for(rng)
+    assert params == get("1.13").params_for(None if seed is None else np.random.default_rng(seed))
+    q = np.radians(params["q_deg"])
+    omega, alpha, A0 = _omega_alpha_exact("Z", "Y", q, params["qd"], params["qdd"])
+    correct_at("1.12", omega, params)
+    correct_at("1.13", alpha, params)
+    y_B = np.array([-math.sin(q[0]), math.cos(q[0]), 0.0])               # the tilt axis, carried by the pan
+    (psi_d, theta_d), theta_dd = params["qd"], params["qdd"][1]
+    carried = np.cross([0.0, 0.0, psi_d], theta_d * y_B)
+    hint_at("1.12", omega - theta_d * y_B + [0.0, theta_d, 0.0], params, "global Y")
+    hint_at("1.12", A0.T @ omega, params, "global components")
+    hint_at("1.13", alpha - carried, params, "carried")
+    hint_at("1.13", alpha - 2 * carried, params, "wrong sign")
+    hint_at("1.13", A0.T @ alpha, params, "global components")
+    fixed = alpha - carried - theta_dd * y_B + [0.0, theta_dd, 0.0] + np.cross([0, 0, psi_d], [0, theta_d, 0])
+    hint_at("1.13", fixed, params, "turns with the pan")
+
+
+def test_1_12_variants_differ_and_are_reproducible():
+    keys = [np.asarray(get("1.13").key(params=p)) for p in [get("1.13").params, *_variants("1.13")]]
+    for a in range(len(keys)):
+        for b in range(a):
+            assert not np.allclose(keys[a], keys[b], atol=1e-3)
+    draw = [get("1.13").params_for(np.random.default_rng(4)) for _ in range(2)]
+    assert draw[0] == draw[1]

@@ -809,7 +809,8 @@ def test_two_students_released_graded_and_a_borrowed_notebook(tmp_path):
     roster, secret = tmp_path / "roster.csv", tmp_path / "secret"
     roster.write_text("student_id,name,file\ns1,Ann,ann.ipynb\ns2,Bo,bo.ipynb\n")
     secret.write_bytes(b"chapter-2-secret-for-the-tests-0123456789")
-    released = release_variants(root / "solutions" / "ch02_dynamics.ipynb", roster, secret, tmp_path / "rel")
+    released = release_variants(root / "solutions" / "ch02_dynamics.ipynb", roster, secret, tmp_path / "rel",
+                                allow_solutions=True)
     subs = tmp_path / "subs"
     subs.mkdir()
     for p in released:
@@ -1007,3 +1008,219 @@ def test_practice_never_crashes_never_correct(answer):
         v = evaluate(ex.id, answer)
         assert v.verdict in ("wrong", "unanswered", "error"), (ex.id, v)
         assert (v.verdict == "unanswered") == (answer is None)
+
+
+# ---------------------------------------------------------------- mass distribution (page 2.1): 2.P7, 2.10
+def _gauss_points(mass, edges, centre=(0, 0, 0), A=None):
+    """A uniform box as 8 point masses at the 2-point Gauss-Legendre nodes: exact for the quadratic
+    integrands of the inertia, so the definition I = sum m (r.r 1 - r r^T) holds exactly (no parallel
+    axes)."""
+    A = np.eye(3) if A is None else A
+    half = np.asarray(edges, dtype=float) / 2 / np.sqrt(3.0)
+    nodes = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * half
+    return [(mass / 8, np.asarray(centre, dtype=float) + A @ p) for p in nodes]
+
+
+def _inertia_of_points(points):
+    m = sum(w for w, _ in points)
+    c = sum(w * r for w, r in points) / m
+    return sum(w * ((r - c) @ (r - c) * np.eye(3) - np.outer(r - c, r - c)) for w, r in points)
+
+
+def test_gauss_points_reproduce_a_box():
+    box = _gauss_points(12.0, (1.0, 2.0, 3.0))
+    np.testing.assert_allclose(_inertia_of_points(box), np.diag([13.0, 10.0, 5.0]), atol=1e-12)
+
+
+def test_2_P7_bracket_with_bolt_from_point_masses():
+    from mbdlib.exercises.ch02 import BOLT_P7, BRACKET_LEGS, BRACKET_RHO, BRACKET_T
+
+    points = [p for a, b, c in BRACKET_LEGS
+              for p in _gauss_points(BRACKET_RHO * a * b * BRACKET_T, (a, b, BRACKET_T), (*c, 0.0))]
+    with_bolt = points + [(BOLT_P7["mass"], np.asarray(BOLT_P7["at"], dtype=float))]
+    moments = np.linalg.eigvalsh(_inertia_of_points(with_bolt))
+    assert_correct("2.P7", moments)
+    assert_hint("2.P7", moments[::-1], "ascending")
+    assert_hint("2.P7", np.linalg.eigvalsh(_inertia_of_points(points)), "bolt is missing")
+    assert_hint("2.P7", np.sort(np.diag(_inertia_of_points(with_bolt))), "eigenvalues")
+    m_all = sum(w for w, _ in with_bolt)
+    c = sum(w * r for w, r in with_bolt) / m_all
+    d = np.asarray(BOLT_P7["at"]) - c
+    not_moved = _inertia_of_points(points) + BOLT_P7["mass"] * (d @ d * np.eye(3) - np.outer(d, d))
+    assert_hint("2.P7", np.linalg.eigvalsh(not_moved), "moved to the new centre")
+
+
+def _satellite_points(p, tilted=True):
+    A = rot_y_(math.radians(p["tilt_deg"])) if tilted else np.eye(3)
+    return (_gauss_points(p["bus_mass"], p["bus_edges"])
+            + _gauss_points(p["panel_mass"], p["panel_edges"], p["panel_at"], A))
+
+
+def rot_y_(a):
+    return np.array([[math.cos(a), 0, math.sin(a)], [0, 1, 0], [-math.sin(a), 0, math.cos(a)]])
+
+
+@pytest.mark.parametrize("seed", [None, *VARIANT_SEEDS])
+def test_2_10_satellite_from_point_masses_and_hints(seed):
+    ex = get("2.10")
+    p = ex.params if seed is None else ex.params_for(np.random.default_rng(seed))
+    moments = np.linalg.eigvalsh(_inertia_of_points(_satellite_points(p)))
+    assert_variant_correct("2.10", moments, p)
+    assert ex.sanity(moments, **p) is None
+    assert_variant_hint("2.10", np.linalg.eigvalsh(_inertia_of_points(_satellite_points(p, tilted=False))), p,
+                        "turned about y")
+    assert_variant_hint("2.10", moments[::-1], p, "ascending")
+    assert "ascending" in ex.sanity(moments[::-1], **p)
+    assert_variant_hint("2.10", np.sort(np.diag(_inertia_of_points(_satellite_points(p)))), p, "eigenvalues")
+    # about the bus's centre instead of the satellite's: the definition with r measured from the origin
+    pts = _satellite_points(p)
+    I_bus = sum(w * (r @ r * np.eye(3) - np.outer(r, r)) for w, r in pts)
+    assert_variant_hint("2.10", np.linalg.eigvalsh(I_bus), p, "whole satellite")
+
+
+def test_2_10_variants_differ():
+    assert_keys_differ("2.10", variants("2.10"))
+
+
+# ---------------------------------------------------------------- loads (page 2.3): 2.P8, 2.11
+def test_2_P8_tip_force_by_the_power_of_the_force():
+    """Q_j = F . d r_tip / d q_j, by finite differences of the tip position written here."""
+    from mbdlib.exercises.ch02 import ARM_P8
+
+    (L1_, L2_), q, F = ARM_P8["lengths"], np.radians(ARM_P8["q_deg"]), np.array(ARM_P8["F_tip"][:2])
+
+    def tip(x, lever2=L2_):
+        return np.array([L1_ * np.cos(x[0]) + lever2 * np.cos(x[0] + x[1]),
+                         L1_ * np.sin(x[0]) + lever2 * np.sin(x[0] + x[1])])
+
+    h = 1e-6
+    cols = [(tip(q + h * e) - tip(q - h * e)) / (2 * h) for e in np.eye(2)]
+    Q = np.array([F @ c for c in cols])
+    assert_correct("2.P8", Q)
+    assert_hint("2.P8", -Q, "sign")
+    assert_hint("2.P8", [0.0, Q[1]], "joint 1")
+    cols_c = [(tip(q + h * e, L2_ / 2) - tip(q - h * e, L2_ / 2)) / (2 * h) for e in np.eye(2)]
+    assert_hint("2.P8", [F @ c for c in cols_c], "centre of mass")
+
+
+def _door_Q_by_energy_and_damper(p):
+    """Q of the closer from the spring's energy (finite differences of V(theta)) plus the damper's power
+    divided by theta_dot: two facts of page 2.3, not the projection the registry uses."""
+    A, b = np.asarray(p["anchor"], dtype=float), p["b"]
+
+    def length(th):
+        return np.linalg.norm(b * np.array([np.cos(th), np.sin(th)]) - A)
+
+    th, h = math.radians(p["theta_deg"]), 1e-6
+    dl = (length(th + h) - length(th - h)) / (2 * h)             # d l / d theta
+    spring = -p["stiffness"] * (length(th) - p["rest_length"]) * dl
+    damper = -p["damping"] * (dl * p["theta_dot"]) ** 2 / p["theta_dot"]
+    return spring + damper, spring, dl
+
+
+@pytest.mark.parametrize("seed", [None, *VARIANT_SEEDS])
+def test_2_11_door_closer_by_energy_and_power(seed):
+    ex = get("2.11")
+    p = ex.params if seed is None else ex.params_for(np.random.default_rng(seed))
+    Q, spring, dl = _door_Q_by_energy_and_damper(p)
+    assert Q < 0 and dl > 0                                      # the hints: it pulls the opening door shut
+    assert_variant_correct("2.11", Q, p)
+    assert_variant_hint("2.11", spring, p, "damper is missing")
+    assert_variant_hint("2.11", -Q, p, "sign")
+    A, th = np.asarray(p["anchor"], dtype=float), math.radians(p["theta_deg"])
+    whole = -p["stiffness"] * np.linalg.norm(p["b"] * np.array([np.cos(th), np.sin(th)]) - A) * dl
+    assert_variant_hint("2.11", whole + (Q - spring), p, "free length")
+    about_centre = (1 - p["width"] / (2 * p["b"])) * Q                 # lever b - w/2 instead of b
+    assert_variant_hint("2.11", about_centre, p, "centre of mass")
+
+
+def test_2_11_variants_differ():
+    assert_keys_differ("2.11", variants("2.11"))
+
+
+# ---------------------------------------------------------------- generalized speeds (page 2.6): 2.P9, 2.12
+def test_2_P9_mass_matrix_in_absolute_speeds_from_the_kinetic_energy():
+    """T = 1/2 u^T M_u u with the rods' velocities written in the absolute angular speeds u (by hand)."""
+    from mbdlib.exercises.ch02 import Q2_P9_DEG
+
+    q2 = math.radians(Q2_P9_DEG)
+    u1_, u2_ = sp.symbols("u1 u2")
+    q1 = 0.0
+    phi2 = q1 + q2                                 # rod 2's absolute angle; its rate is u2
+    e_perp = lambda a: sp.Matrix([-sp.sin(a), sp.cos(a)])          # noqa: E731
+    v1 = sp.Rational(1, 2) * u1_ * e_perp(q1)
+    v2 = u1_ * e_perp(q1) + sp.Rational(1, 2) * u2_ * e_perp(phi2)
+    T = (v1.dot(v1) + v2.dot(v2)) / 2 + (u1_**2 + u2_**2) / 24      # 1 kg, 1 m rods: I_C = 1/12
+    M_u = np.array(sp.hessian(T, (u1_, u2_)), dtype=float)
+    assert_correct("2.P9", M_u)
+    W = np.array([[1.0, 0.0], [-1.0, 1.0]])
+    M_q = np.linalg.inv(W).T @ M_u @ np.linalg.inv(W)                # back to the relative rates
+    assert_hint("2.P9", M_q, "relative rates")
+    Y = np.linalg.inv(W)
+    assert_hint("2.P9", Y.T @ M_q @ Y, "transforms with Y")
+    assert_hint("2.P9", W @ M_q @ W.T, "wrong side")
+
+
+def _hover_by_newton(p):
+    """q_dot and u_dot from the global equations: v = A (u1, u2); m a = A F; u_dot = d/dt (A^T v) by finite
+    differences along a short motion integrated in global coordinates (scipy)."""
+    th0, (u1_, u2_, u3_) = math.radians(p["theta_deg"]), p["u"]
+
+    def A(th):
+        return np.array([[math.cos(th), -math.sin(th)], [math.sin(th), math.cos(th)]])
+
+    v0 = A(th0) @ [u1_, u2_]
+
+    def rhs(t, x):
+        return [*x[3:], *(A(x[2]) @ p["force"] / p["mass"]), p["torque"] / p["J"]]
+
+    def u_at(t):
+        if t == 0:
+            x = np.array([0.0, 0.0, th0, *v0, u3_])
+        else:
+            x = solve_ivp(rhs, (0, t), [0.0, 0.0, th0, *v0, u3_], rtol=1e-12, atol=1e-13).y[:, -1]
+        return np.array([*(A(x[2]).T @ x[3:5]), x[5]])
+
+    h = 1e-4
+    u_dot = (u_at(h) - u_at(0.0)) / h                              # forward difference (t >= 0 only)
+    u_dot2 = (u_at(2 * h) - u_at(0.0)) / (2 * h)
+    return np.array([*v0, u3_]), 2 * u_dot - u_dot2                # Richardson: second order
+
+
+@pytest.mark.parametrize("seed", [None, *VARIANT_SEEDS])
+def test_2_12_hovercraft_against_the_global_equations(seed):
+    p = get("2.12a").params if seed is None else get("2.12a").params_for(np.random.default_rng(seed))
+    same = get("2.12b").params if seed is None else get("2.12b").params_for(np.random.default_rng(seed))
+    assert p == same
+    q_dot, u_dot = _hover_by_newton(p)
+    assert_variant_correct("2.12a", q_dot, p)
+    assert_variant_correct("2.12b", u_dot, p)
+    exact = get("2.12b").key(params=p)
+    th, (u1_, u2_, u3_) = math.radians(p["theta_deg"]), p["u"]
+    A = np.array([[math.cos(th), -math.sin(th)], [math.sin(th), math.cos(th)]])
+    assert_variant_hint("2.12a", [*(A.T @ [u1_, u2_]), u3_], p, "wrong way round")
+    assert_variant_hint("2.12a", [*q_dot[:2], 0.0], p, "theta_dot is missing")
+    (F1, F2), m = p["force"], p["mass"]
+    assert_variant_hint("2.12b", [F1 / m, F2 / m, exact[2]], p, "transport term")
+    assert_variant_hint("2.12b", [F1 / m - u3_ * u2_, F2 / m + u3_ * u1_, exact[2]], p, "wrong sign")
+
+
+def test_2_12_variants_differ():
+    assert_keys_differ("2.12b", variants("2.12b"))
+
+
+# ---------------------------------------------------------------- constraint forces (page 2.7): 2.P10
+def test_2_P10_pin_force_from_newton_for_the_centre():
+    """Newton for the centre of mass on its circle: the pin pulls with m g + m (L/2) w^2 at the bottom, where
+    w^2 follows from the energy of a rod turning about its end (m L^2 / 3)."""
+    from mbdlib.exercises.ch02 import ROD_P10
+
+    m, L, th0 = ROD_P10["mass"], ROD_P10["length"], math.radians(ROD_P10["release_deg"])
+    w2 = m * 9.81 * (L / 2) * (1 - math.cos(th0)) / (0.5 * m * L**2 / 3)
+    pull = m * 9.81 + m * (L / 2) * w2
+    assert_correct("2.P10", [0.0, pull])
+    assert_hint("2.P10", [0.0, m * 9.81], "centripetal")
+    assert_hint("2.P10", [0.0, -pull], "sign")
+    bob_w2 = 2 * 9.81 * (1 - math.cos(th0)) / L                    # a point mass at L on a massless rod
+    assert_hint("2.P10", [0.0, m * 9.81 + m * L * bob_w2], "point mass")
+    assert_hint("2.P10", [0.0, m * 9.81 + m * L * w2], "L/2")

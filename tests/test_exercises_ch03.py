@@ -1073,7 +1073,7 @@ def test_released_chapter_graded_end_to_end(tmp_path):
     roster.write_text("student_id,name,file\ns1,Ann,ann.ipynb\ns2,Bo,bo.ipynb\ns3,Cy,cy.ipynb\n")
     secret.write_text("a course secret of the chapter 3 test, 0123456789abcdef\n")
     solution = root / "solutions" / "ch03_constraints.ipynb"
-    released = release_variants(solution, roster, secret, tmp_path / "rel")
+    released = release_variants(solution, roster, secret, tmp_path / "rel", allow_solutions=True)
     subs = tmp_path / "subs"
     subs.mkdir()
     for name in ("ann.ipynb", "bo.ipynb"):

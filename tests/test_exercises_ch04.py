@@ -32,12 +32,14 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_chapter_4_has_graded_exercises_with_two_mistakes_each():
     exs = exercises(4)
     # 4.6 is one problem in three parts, each checked and graded on its own
-    assert [e.id for e in exs] == ["4.1", "4.2", "4.3", "4.4", "4.5", "4.6a", "4.6b", "4.6c", "4.7"]
+    assert [e.id for e in exs] == ["4.1", "4.2", "4.3", "4.4", "4.5", "4.6a", "4.6b", "4.6c", "4.7", "4.8",
+                                   "4.9"]
     for e in exs:
         assert e.points > 0 and len(e.mistakes) >= 2, e.id
-    assert sum(e.points for e in exs) == 15
+    assert sum(e.points for e in exs) == 18
     assert [e.id for e in exs if e.variant is not None] == ["4.6b", "4.6c"]
-    assert [e.id for e in exs if e.is_function] == ["4.7"] and get("4.7").hidden_cases is not None
+    assert [e.id for e in exs if e.is_function] == ["4.7", "4.9"]
+    assert get("4.7").hidden_cases is not None and get("4.9").hidden_cases is not None
 
 
 # ---------------------------------------------------------------- 4.1 the 6R arm
@@ -581,7 +583,7 @@ def test_chapter_4_graded_end_to_end_with_variants(tmp_path):
     secret = tmp_path / "secret"
     secret.write_bytes(b"chapter four test secret, 32 bytes or so")
     solution = ROOT / "solutions" / "ch04_coordinates.ipynb"
-    released = release_variants(solution, roster, secret, tmp_path / "rel")
+    released = release_variants(solution, roster, secret, tmp_path / "rel", allow_solutions=True)
     assert [p.name for p in released] == ["ann.ipynb", "bo.ipynb"]
     out = tmp_path / "grades.csv"
     grade([tmp_path / "rel"], out, timeout=120, workers=2, roster=roster, secret_file=secret,
@@ -649,8 +651,93 @@ def test_never_crashes_never_correct(answer):
     assert_never_crashes_never_correct(4, answer)
 
 
-# ---------------------------------------------------------------- practice inside the pages (4.P1-4.P4)
-PRACTICE = ["4.P1", "4.P2", "4.P3", "4.P4"]
+# ---------------------------------------------------------------- 4.8, 4.9 the car towing a trailer
+def car_counts_by_parts():
+    """Bodies car, knuckle, rack, pinion, trailer; joints kingpin, rack guide, column, hitch (2 equations
+    each: revolute or translational), the rack and pinion and the tie rod (1 each); 3 knife edges. A tree
+    joint costs no equation; the car's (and in the mixed set the trailer's) free joint has 3 coordinates."""
+    two, one, knives = 4, 2, 3
+    cart = [5 * 3, 2 * two + one]
+    mixed = [3 + 1 + 1 + 1 + 3, one + 2]                 # the hitch cut
+    rel = [3 + 1 + 1 + 1 + 1, one]
+    return np.array([[n, m, knives, n - m, n - m - knives] for n, m in (cart, mixed, rel)])
+
+
+def test_4_8_counts_by_parts_and_by_rank():
+    table = car_counts_by_parts()
+    assert_correct("4.8", table)
+    for row, c in zip(table, ("cartesian", "mixed", "relative"), strict=True):
+        s = mechanism("car_trailer", coordinates=c, gravity=(0.0, 0.0)).system()
+        J = s.phi_q(s.q0)
+        assert J.shape == (row[1], row[0]) and s.B(s.q0).shape == (row[2], row[0])
+        assert s.n - np.linalg.matrix_rank(J) == row[3]
+        assert s.n - np.linalg.matrix_rank(np.vstack([J, s.B(s.q0)])) == row[4]
+
+
+def test_4_8_mistakes():
+    t = car_counts_by_parts()
+    knives_as_phi = t.copy()
+    knives_as_phi[:, 1] += 3
+    knives_as_phi[:, 2] = 0
+    knives_as_phi[:, 3] -= 3
+    assert_hint("4.8", knives_as_phi, "velocity, not a position")
+    no_k = t.copy()
+    no_k[:, 4] = t[:, 3]
+    assert_hint("4.8", no_k, "AND B")
+    no_hitch = t.copy()
+    no_hitch[1, [1, 3, 4]] += [-2, 2, 2]
+    assert_hint("4.8", no_hitch, "hitch")
+    pinned = t.copy()
+    pinned[1:, [0, 3, 4]] -= 3
+    assert_hint("4.8", pinned, "free joint")
+    assert_hint("4.8", t + [0, 1, 0, -1, -1], "one equation each")       # the tie rod as two rows
+    two_per_knife = t.copy()
+    two_per_knife[:, 2] = 6
+    two_per_knife[:, 4] = t[:, 3] - 6
+    assert_hint("4.8", two_per_knife, "one row")
+    assert_hint("4.8", t[:, :4], "shape")
+
+
+def rack_pinion_by_sympy(q, qd, rho, s_P, s_Q, u):
+    """Φ = u_jᵀ(r_P − r_Q) + ρ (φ_i − φ_j) written with symbols, Φ_q by differentiation, γ = −(Φ_q q̇)_q q̇."""
+    x = sp.symbols("x_i y_i phi_i x_j y_j phi_j", real=True)
+    v = sp.symbols("v0:6", real=True)
+
+    def A(a):
+        return sp.Matrix([[sp.cos(a), -sp.sin(a)], [sp.sin(a), sp.cos(a)]])
+
+    rP = sp.Matrix(x[0:2]) + A(x[2]) * sp.Matrix(s_P)
+    rQ = sp.Matrix(x[3:5]) + A(x[5]) * sp.Matrix(s_Q)
+    Phi = ((A(x[5]) * sp.Matrix(u)).T * (rP - rQ))[0] + rho * (x[2] - x[5])
+    jac = sp.Matrix([Phi]).jacobian(x)
+    gamma = -(jac * sp.Matrix(v)).jacobian(x) * sp.Matrix(v)
+    subs = dict(zip(x, q, strict=True)) | dict(zip(v, qd, strict=True))
+    return np.array([float(Phi.subs(subs))] + [float(e.subs(subs)) for e in jac]
+                    + [float(gamma[0].subs(subs))])
+
+
+def test_4_9_reference_by_sympy_on_public_and_hidden_cases():
+    ex = get("4.9")
+    cases = ex.grading_cases(None) + ex.grading_cases(np.random.default_rng(SEEDS[0]))[:2]
+    for case in cases:
+        np.testing.assert_allclose(ex.key(*case), rack_pinion_by_sympy(*case), rtol=1e-10, atol=1e-12)
+
+
+def test_4_9_function_answers():
+    from mbdlib.exercises.ch04 import _rp_closed
+
+    assert_correct("4.9", rack_pinion_by_sympy)
+    assert_correct("4.9", lambda *c: -rack_pinion_by_sympy(*c))           # -Phi = 0: the same pair
+    for flags, words in ((dict(rho_sign=-1.0), "wrong sign: a pinion"), (dict(rack_angle=False), "RELATIVE"),
+                         (dict(rack_turns=False), "turns with the rack"), (dict(gamma_sign=-1.0), "MINUS"),
+                         (dict(gamma=False), "not zero"), (dict(coriolis=1.0), "factor of 2"),
+                         (dict(centripetal=False), "centripetal"), (dict(swap=True), "exchanged")):
+        assert_hint("4.9", lambda *c, f=flags: _rp_closed(*c, **f), words)
+    assert_hint("4.9", lambda *c: rack_pinion_by_sympy(*c)[:7], "shape")
+
+
+# ---------------------------------------------------------------- practice inside the pages (4.P1-4.P6)
+PRACTICE = ["4.P1", "4.P2", "4.P3", "4.P4", "4.P5", "4.P6"]
 
 
 def test_practice_exercises_are_registered_with_no_points_and_a_mistake_each():
@@ -719,3 +806,37 @@ def test_practice_never_crashes_never_correct(answer):
         v = evaluate(pid, answer)
         assert v.verdict in ("wrong", "unanswered", "error"), (pid, v)
         assert (v.verdict == "unanswered") == (answer is None), (pid, v)
+
+
+def test_4_p5_gear_row_by_finite_differences():
+    rel = mechanism("car_trailer", coordinates="relative", gravity=(0.0, 0.0))
+    k = rel.labels.index("rack-pinion rack and pinion")
+    q0, h = rel.q0 + np.random.default_rng(5).normal(size=rel.n), 1e-6     # anywhere: the row is constant
+    fd = np.array([(rel.phi(q0 + h * e)[k] - rel.phi(q0 - h * e)[k]) / (2 * h) for e in np.eye(rel.n)])
+    assert evaluate("4.P5", np.round(fd, 8)).verdict == "correct"
+    assert evaluate("4.P5", -np.round(fd, 8)).verdict == "correct"        # -Phi = 0 is the same pair
+    cart = mechanism("car_trailer", coordinates="cartesian", gravity=(0.0, 0.0))
+    assert_hint("4.P5", cart.phi_q(cart.q0)[cart.labels.index("rack-pinion rack and pinion")], "Cartesian")
+    row = np.round(fd, 8)
+    assert_hint("4.P5", row * [1, 1, 1, 1, 1, 1 / 0.01**2, 1], "not 1/rho")
+    assert_hint("4.P5", row * [1, 1, 1, 1, 1, 1 / 0.01, 1], "multiplied by its pitch radius")
+    assert_hint("4.P5", row * [1, 1, 1, 1, -1, 1, 1], "opposite signs")
+    assert_hint("4.P5", row + [0.3, 0, 0, 0, 0, 0, 0], "do not appear")
+
+
+def test_4_p6_steering_ratio_by_finite_differences_of_the_assembled_pose():
+    """Turn the steering wheel a little either side of 2 rad, close the loop again, and divide."""
+    rel = mechanism("car_trailer", coordinates="relative", gravity=(0.0, 0.0))
+    k = rel.coordinate_names.index("θ_knuckle")
+    h = 1e-5
+
+    def delta(theta):
+        return rel.state(fixed={"x_car": 0.0, "y_car": 0.0, "φ_car": 0.0, "θ_pinion": theta,
+                                "θ_trailer": 0.0}, tol=1e-13).q0[k]
+
+    ratio = 2 * h / (delta(2.0 + h) - delta(2.0 - h))
+    assert 14.0 < ratio < 15.0                     # the linkage's ratio falls from 15 as it steers
+    assert evaluate("4.P6", ratio).verdict == "correct"
+    assert_hint("4.P6", 15.0, "straight ahead")
+    assert_hint("4.P6", 1 / ratio, "inverted")
+    assert_hint("4.P6", 100.0, "travel of the rack")

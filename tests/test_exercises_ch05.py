@@ -607,7 +607,7 @@ def test_released_chapter_graded_for_a_class(tmp_path):
     secret = tmp_path / "secret"
     secret.write_text("a-course-secret-for-chapter-5-0123456789")
     solution = Path(__file__).resolve().parents[1] / "solutions" / "ch05_fourbar_arm.ipynb"
-    released = release_variants(solution, roster, secret, tmp_path / "rel")
+    released = release_variants(solution, roster, secret, tmp_path / "rel", allow_solutions=True)
     subs = tmp_path / "subs"
     subs.mkdir()
     for path in released[:2]:

@@ -560,7 +560,8 @@ def test_released_chapter_7_graded_for_two_students(tmp_path):
     roster.write_text("student_id,name,file\ns1,Ann,ann.ipynb\ns2,Bo,bo.ipynb\n")
     secret = tmp_path / "secret"
     secret.write_bytes(b"chapter-7-secret-for-the-tests-0123456789")
-    release_variants(ROOT / "solutions" / "ch07_spatial.ipynb", roster, secret, tmp_path / "rel")
+    release_variants(ROOT / "solutions" / "ch07_spatial.ipynb", roster, secret, tmp_path / "rel",
+                     allow_solutions=True)
     out = tmp_path / "grades.csv"
     grade([tmp_path / "rel"], out, timeout=120, workers=2, roster=roster, secret_file=secret,
           log=lambda *a: None)

@@ -63,7 +63,10 @@ def test_correct_wrong_unanswered_with_points():
 def test_generic_fallback_names_the_entry():
     B = ROT.copy()
     B[2, 1] = 0.34
-    assert evaluate("0.1", B).hint == "entry [2, 1] should be zero"  # and the key is not printed
+    # the direction only: "should be zero" would print the key's entry
+    assert evaluate("0.1", B).hint == "entry [2, 1] is too large"
+    B[2, 1], B[0, 1] = 0.0, 0.0
+    assert evaluate("0.1", B).hint == "entry [0, 1] is zero (too large): a missing term?"
 
 
 def test_function_answers_are_called_at_every_case():
@@ -206,7 +209,7 @@ def test_never_crashes_on_anything(answer):
         assert evaluate(ex, answer).verdict in ("correct", "wrong", "unanswered", "error")
 
 
-@pytest.mark.parametrize("chapter", range(1, 8))
+@pytest.mark.parametrize("chapter", range(1, 9))
 def test_every_registered_mistake_is_wrong_and_shows_its_own_hint(chapter):
     # a mistake equal to the reference (or shadowed by an earlier one) would never show its hint
     registered = exercises(chapter)

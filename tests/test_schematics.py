@@ -199,6 +199,28 @@ def test_oblique_arc_turns_from_start_by_the_angle(ax):
         S.draw_arc_oblique(ax, V, (0, 0, 0), (0, 0, 1), (0, 0, 2), 1.0)
 
 
+def test_rack_and_pinion_mesh_where_the_constraint_puts_them(ax):
+    """The rack's pitch line touches the pitch circle on the right of the rack's axis (RackPinion's
+    convention), the teeth lie between root and tip circles, and turning the pinion by one tooth moves the
+    rack by one pitch 2πρ/N: the drawing at angle 2π/N is the drawing at 0 (in mesh as it rolls)."""
+    c, rho, N, axis = np.array([1.0, 2.0]), 0.5, 12, np.pi / 2     # rack along +y: the pinion on its left
+    out = S.draw_rack_pinion(ax, c, rho, angle=0.0, axis=axis, teeth=N)
+    np.testing.assert_allclose(out["pitch_point"], c + [rho, 0.0], atol=1e-12)   # right of u = +y: +x
+    m = 2 * rho / N
+    r = np.hypot(*(out["pinion"].get_xy() - c).T)
+    assert r.min() == pytest.approx(rho - 1.25 * m) and r.max() == pytest.approx(rho + m)
+    teeth = out["rack_teeth"]
+    np.testing.assert_allclose(teeth[:, 0], c[0] + rho)                          # on the pitch line
+    assert np.isclose(np.abs(teeth[:, 1] - out["pitch_point"][1]), 0.0).any()    # a tooth at the pitch point
+    turned = S.draw_rack_pinion(ax, c, rho, angle=2 * np.pi / N, axis=axis, teeth=N)
+    pitch = 2 * np.pi * rho / N
+    np.testing.assert_allclose(turned["rack_teeth"], out["rack_teeth"] + [0.0, pitch], atol=1e-12)
+    a, b = (np.round(p["pinion"].get_xy(), 12) for p in (out, turned))
+    assert {tuple(x) for x in a} == {tuple(x) for x in b}                         # the same teeth, one on
+    with pytest.raises(ValueError, match="at least 6 teeth"):
+        S.draw_rack_pinion(ax, c, rho, teeth=3)
+
+
 # ---------------------------------------------------------------- spatial schematics (chapter 7)
 def test_oblique_vector_is_the_projected_vector_and_end_on_is_a_dot(ax):
     V = S.oblique(-50.0, 25.0)

@@ -7,8 +7,7 @@
 * γ of every joint against a finite difference of ``Φ_q q̇``, and the mass matrix's structure;
 * rolling without slipping: the disk against sympy.physics.mechanics' KanesMethod, on a tilted plane
   against the rotated motion on z = 0, with an offset centre against the same body built from two welded
-  parts, ``b_γ`` against an exact stencil; the benchmark bicycle of Meijaard et al. (2007) linearized
-  against its published equations;
+  parts, ``b_γ`` against an exact stencil (the benchmark bicycle, two wheels rolling: tests/test_vehicles.py);
 * joint torques and forces: the same motion as the pair of body torques, power τ θ̇, inputs of linearize.
 """
 
@@ -684,56 +683,6 @@ def test_rolling_disk_bad_input_names_the_body():
     with pytest.raises(ShapeError, match="center must have 3 components"):
         m.add_rolling_disk("disk", 0.3, axis=(0, 1, 0), center=(0, 0))
     assert not m.rolling and not m.joints                    # nothing half-added
-
-
-# ------------------------------------------------------------------ the benchmark bicycle
-def test_benchmark_bicycle_linearized_equals_the_published_equations():
-    """The bicycle of Meijaard et al. (2007) in 28 Euler-parameter coordinates (4 bodies, 3 revolute
-    joints, 2 rolling wheels), put upright at 5 m/s by model.state, linearized in lean (the rear frame's
-    ZXY roll angle) and steer (the steer joint's angle) with the rear hub's rate as the third speed: A equals
-    the benchmark's [0 I; −M⁻¹(g K0 + v² K2)  −M⁻¹ v C1] and the steer-torque column M⁻¹ (0, 1), to 1e-7,
-    with its eigenvalues (weave −0.775 ± 4.465i, capsize −0.323, castor −14.08, and 0 for the speed)."""
-    from oracles import meijaard_bicycle, meijaard_bicycle_matrices
-
-    from mbdlib import linearize
-
-    v = 5.0
-    model, joints = meijaard_bicycle(v)
-    report = model.dof_report()
-    counts = (model.n, report.constraints, report.dof, report.nonholonomic, report.velocity_dof)
-    assert counts == (28, 21, 7, 4, 3)
-    assert "nonholonomic rows      4 -> velocity DOF 3" in report.text
-    lean, steer, hub = model.euler_angle("frame", "ZXY", 1), joints["steer"].angle, joints["rear hub"].angle
-    model.add_joint_torque(joints["steer"], 0.0, name="steer torque")
-    state = model.state(fixed={lean: 0.0, steer: 0.0}, speeds={lean: 0.0, steer: 0.0, hub: v / 0.3})
-    lin = linearize(model.system(state), [lean, steer], [lean, steer, hub], at=state, inputs=["steer torque"])
-    b = meijaard_bicycle_matrices()
-    K, C = 9.81 * b["K0"] + v * v * b["K2"], v * b["C1"]
-    Minv = np.linalg.inv(b["M"])
-    expected = np.block([[np.zeros((2, 2)), np.eye(2)], [-Minv @ K, -Minv @ C]])
-    np.testing.assert_allclose(lin.A[:4, :4], expected, rtol=0, atol=1e-7 * np.abs(expected).max())
-    np.testing.assert_allclose(lin.A[4], 0.0, atol=1e-9)                 # steady speed: no coupling
-    np.testing.assert_allclose(lin.A[:, 4], 0.0, atol=1e-9)
-    np.testing.assert_allclose(lin.B[2:4, 0], Minv @ [0.0, 1.0], rtol=1e-9)
-    lam = np.sort_complex(np.linalg.eigvals(expected))
-    np.testing.assert_allclose(np.sort_complex(lin.eigenvalues)[:4], lam, rtol=1e-7)
-    np.testing.assert_allclose(lam, [-14.07838969, -0.77534188 - 4.46486771j, -0.77534188 + 4.46486771j,
-                                     -0.32286643], atol=1e-7)
-
-
-def test_benchmark_bicycle_rides_and_keeps_its_invariants():
-    """Pushed sideways at 5 m/s (inside the stable speed range 4.29-6.02 m/s) the bicycle's lean decays; the
-    energy, the constraints and rolling hold."""
-    from oracles import meijaard_bicycle
-
-    model, joints = meijaard_bicycle(5.0)
-    lean = model.euler_angle("frame", "ZXY", 1)
-    state = model.state(fixed={lean: 0.0}, speeds={lean: 0.5, joints["steer"].angle: 0.0,
-                                                    joints["rear hub"].angle: 5.0 / 0.3})
-    res = simulate(model.system(state), 3.0, Projection(rtol=1e-9, atol=1e-9), t_eval=np.linspace(0, 3, 31))
-    leans = np.array([lean(q) for q in res.q])
-    assert np.abs(leans).max() > 0.02 and np.abs(leans[-5:]).max() < 0.3 * np.abs(leans).max()
-    assert res.energy_error < 1e-7 and res.violation.max() < 1e-10 and res.violation_velocity.max() < 1e-9
 
 
 # ------------------------------------------------------------------ joint torques and forces

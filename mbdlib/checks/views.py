@@ -380,6 +380,9 @@ def _system_view(system, q, gravity, name, relative=None, model_gravity=None, ki
     reasons = (["Φ_t ≠ 0 (drivers)"] if np.any(phi_t) else []) + (
         ["Q depends on t"] if not np.allclose(Q0, Q1) else []
     )
+    loads = [ld["name"] for ld in getattr(relative, "loads", [])]
+    if loads:                               # a RelativeModel's applied loads: its energy leaves them out
+        reasons = [f"applied loads {loads}"] + [r for r in reasons if r != "Q depends on t"]
     bodies = joints = edges = None
     if relative is not None:
         bodies, joints, edges = _relative_structure(relative)
@@ -402,7 +405,8 @@ def _system_view(system, q, gravity, name, relative=None, model_gravity=None, ki
         row_joint=list(system.labels[: system.m]),
         conservative=not reasons,
         nonconservative="; ".join(reasons),
-        force_free=g is not None and not np.any(g) and not np.any(system.Q(0.0, q, np.zeros(n))),
+        force_free=(g is not None and not np.any(g) and not loads
+                    and not np.any(system.Q(0.0, q, np.zeros(n)))),
         mass_matrix=lambda x: np.asarray(system.M(x), dtype=float),
         q_model=q,
         coordinate_kind="relative/mixed (joint coordinates)" if relative is not None
@@ -428,6 +432,9 @@ def _relative_structure(m):
         for b, attr in zip(j.bodies, ("point_i", "point_j"), strict=False):
             if b in points and hasattr(j, attr):
                 points[b].append(np.asarray(getattr(j, attr), dtype=float))
+    for j in m.knife_edges:                 # a velocity row to the ground, as in the Cartesian view
+        joints.append(JointInfo(j.name, j.kind, tuple(j.bodies), j.n_eq))
+        edges.append(("ground", j.bodies[0]))
     bodies = [
         BodyInfo(b, float(mass), float(J), points[b])
         for b, mass, J in zip(names, m.masses, m.inertias, strict=True)

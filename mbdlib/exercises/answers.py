@@ -87,6 +87,9 @@ def _serialize(answer) -> dict:
             rows = a.tolist() if a.ndim else [[a.item()]]
             return {"type": "sympy", "srepr": sp.srepr(sp.ImmutableMatrix(rows))}
         return {"type": "other", "repr": "a mix of arrays and formulas"}
+    if any(isinstance(v, numbers.Complex) and not isinstance(v, numbers.Real) for v in a.flat):
+        # (float() would warn and drop the imaginary part)
+        return {"type": "other", "repr": "complex numbers"}
     try:
         f = np.asarray(answer, dtype=float)
     except (TypeError, ValueError):

@@ -3,7 +3,7 @@
 Each exercise's expected answer comes from mbdlib's public API; the typical
 mistakes are written out independently (closed forms) with the hint for each.
 The data below are the public numbers of the exercise notebook; the value
-exercises with numeric data (1.1, 1.4-1.7) also draw each student's own numbers
+exercises with numeric data (1.1, 1.4-1.7, 1.12, 1.13) also draw each student's own numbers
 (``variant``), the function exercises (1.8, 1.10, 1.11) are graded on hidden
 cases (random states, and for 1.10 and 1.11 chains of 2 to 5 links). 1.2, 1.3
 and 1.9 (a formula, a fact) are the same for everyone.
@@ -22,12 +22,15 @@ id     exercise                                                points
 1.9    A slider on a rotating rod: Coriolis (formula)          2
 1.10   Outward recursion of a spatial chain (a function)       3
 1.11   Partial velocities of a spatial chain (a function)      2
+1.12   A pan-tilt head: the camera's angular velocity          1
+1.13   A pan-tilt head: the camera's angular acceleration      2
 =====  ======================================================  ======
 
 The practice exercises inside the chapter's pages (0 points, never released or graded; each with its
 solution folded on the page) are 1.P1 (page 1.1, the DCM of an extrinsic sequence), 1.P2 (page 1.1, the
-Euler parameters of a quarter turn), 1.P3 (page 1.2, the angular velocity from ZXZ rates), 1.P4 (page 1.3,
-a bead on a spinning rod) and 1.P5 (page 1.4, a column of the Jacobian from the geometry).
+Euler parameters of a quarter turn), 1.P3 (page 1.2, the angular velocity from ZXZ rates), 1.P6 (page 1.3,
+the angular acceleration of a wheel on a turntable), 1.P4 (page 1.4, a bead on a spinning rod) and 1.P5
+(page 1.5, a column of the Jacobian from the geometry).
 """
 
 from __future__ import annotations
@@ -109,9 +112,8 @@ register(
             Mistake(
                 lambda angles_deg: rot_x(np.radians(angles_deg[2])) @ rot_y(np.radians(angles_deg[1]))
                 @ rot_z(np.radians(angles_deg[0])),
-                "you multiplied in the reverse order (Rx Ry Rz, an extrinsic xyz sequence): for the "
-                "intrinsic ZYX sequence each new rotation multiplies on the right: A = Rz(psi) Ry(theta) "
-                "Rx(phi)",
+                "you multiplied in the reverse order (an extrinsic xyz sequence): in an intrinsic sequence "
+                "each new rotation is about an axis of the turned frame, so it multiplies on the right",
             ),
             Mistake(
                 lambda angles_deg: dcm_from_euler("ZYX", np.array(angles_deg, dtype=float)),
@@ -359,11 +361,11 @@ register(
             ),
             Mistake(
                 _V_WRONG[1],
-                "the cross product is the wrong way round: v_P = v_i + omega x s_P (not s_P x omega)",
+                "the cross product is the wrong way round: omega x s_P, not s_P x omega",
             ),
             Mistake(
                 _V_WRONG[2],
-                "add the velocity of the reference point: v_P = v_i + omega x s_P",
+                "the velocity of the reference point is missing: the whole body also moves with v_i",
             ),
         ],
     )
@@ -401,6 +403,10 @@ register(
         variant=_far_from_mistakes(_draw_16, _a_p, _A_WRONG),
         mistakes=[
             Mistake(_A_WRONG[0], "the centripetal term omega x (omega x s_P) is missing"),
+            # (not in _A_WRONG, which variants are drawn away from: released variants stay as they were)
+            Mistake(lambda **p: _a_p(**p, tangential=0.0),
+                    "the tangential term is missing: the body's angular velocity changes (alpha), and that "
+                    "adds alpha x s_P"),
             Mistake(
                 _A_WRONG[1],
                 "you used s'_P in body components; omega and alpha are global, so use s_P = A s'_P",
@@ -512,6 +518,15 @@ def _J3(q):
     return J[[0, 1, 5]]  # rows x_dot, y_dot, phi_dot (rows 0, 1 linear, 5 angular about z)
 
 
+def _J3_absolute_sums(q):
+    """Column j summed over the links from j to the tip (as for relative angles) but with q_k read as each
+    link's ABSOLUTE angle: x_dot = -sum_k>=j L_k sin(q_k) ..."""
+    L = np.asarray(ARM3_L)
+    q = np.asarray(q, dtype=float)
+    tail = np.tril(np.ones((3, 3)))  # tail[k, j] = 1 for k >= j
+    return np.vstack([-(L * np.sin(q)) @ tail, (L * np.cos(q)) @ tail, np.ones(3)])
+
+
 def _J3_absolute(q):
     """The Jacobian a student gets by reading q as ABSOLUTE link angles: x = sum L_i cos q_i."""
     L = np.asarray(ARM3_L)
@@ -533,6 +548,12 @@ register(
                 _J3_absolute,
                 "you treated q as absolute link angles; they are RELATIVE joint angles: link k points at "
                 "q1 + ... + qk, so column j collects the links from j to the tip",
+            ),
+            Mistake(
+                _J3_absolute_sums,
+                "your columns sum the right links but use q_k as link k's angle: q is RELATIVE, link k "
+                "points at the absolute angle q1 + ... + qk (np.cumsum(q)); use that in the sines and "
+                "cosines",
             ),
             Mistake(
                 lambda q: _J3(q)[:, ::-1], "the columns are in reverse order: column j is d(x, y, phi)/dq_j"
@@ -1033,7 +1054,7 @@ register(
     )
 )
 
-# 1.P4 (page 1.3): a bead sliding out along a rod that spins at a constant rate (rod along x at this instant)
+# 1.P4 (page 1.4): a bead sliding out along a rod that spins at a constant rate (rod along x at this instant)
 P4_OMEGA, P4_RHO, P4_RHO_DOT = 3.0, 0.5, 0.4  # rad/s, m, m/s (both rates constant)
 
 
@@ -1067,7 +1088,7 @@ register(
     )
 )
 
-# 1.P5 (page 1.4): the Jacobian column of joint 2 for the tip of a planar three-link arm, from the geometry
+# 1.P5 (page 1.5): the Jacobian column of joint 2 for the tip of a planar three-link arm, from the geometry
 P5_LENGTHS, P5_DEG = (1.0, 0.8, 0.5), (30.0, -45.0, 60.0)
 
 
@@ -1109,6 +1130,176 @@ register(
                 lambda: _p5_column(1, flip=True),
                 "the cross product is the wrong way round: k x (r_tip - r_2), so that a positive rate turns "
                 "the arm counter-clockwise",
+            ),
+        ],
+    )
+)
+
+
+# ================================================================== vectors in moving frames (page 1.3)
+# 1.P6 (page 1.3): the angular acceleration of a wheel spinning on an axle that a turntable carries round
+P6 = {"phi_deg": 120.0, "Omega": 0.5, "Omega_dot": 0.0, "s": 6.0, "s_dot": 2.0}  # deg, rad/s, rad/s^2
+
+
+def _turntable_wheel() -> Chain:
+    """Turntable about the vertical z, the wheel on an axle along the turntable's x (mbdlib's recursion)."""
+    c = Chain(name="wheel on a turntable")
+    c.add_link("turntable", Joint("table", "revolute", (0, 0, 1)), RigidBody(5.0, inertia=[1.0, 1.0, 2.0]))
+    c.add_link("wheel", Joint("axle", "revolute", (1, 0, 0), (0.6, 0.0, 0.3)),
+               RigidBody(1.0, inertia=[0.02, 0.01, 0.01]))
+    return c
+
+
+def _alpha_p6():
+    kin = forward_kinematics(_turntable_wheel(), [np.radians(P6["phi_deg"]), 0.0], [P6["Omega"], P6["s"]],
+                             [P6["Omega_dot"], P6["s_dot"]])
+    return np.asarray(kin.alpha_global(1), dtype=float)
+
+
+def _alpha_p6_written(carried=1.0, turned=True, frame="global"):
+    """alpha = Omega_dot Z + s_dot x_B + Omega s Z x x_B, written out, with a chosen mistake."""
+    A_B = rot_z(np.radians(P6["phi_deg"])) if turned else np.eye(3)
+    x_B = A_B @ np.array([1.0, 0.0, 0.0])
+    alpha = P6["Omega_dot"] * K + P6["s_dot"] * x_B + carried * P6["Omega"] * P6["s"] * np.cross(K, x_B)
+    return A_B.T @ alpha if frame == "turntable" else alpha
+
+
+register(
+    Exercise(
+        "1.P6",
+        "The angular acceleration of a wheel on a turntable",
+        0,
+        reference=_alpha_p6,
+        mistakes=[
+            Mistake(
+                lambda: _alpha_p6_written(carried=0.0),
+                "the spin axis is carried round by the turntable: the term Omega Z x s x_B of "
+                "(ch1-alpha-add) is missing (angular accelerations do not simply add)",
+            ),
+            Mistake(
+                lambda: _alpha_p6_written(carried=-1.0),
+                "the carried term has the wrong sign: it is (omega of the turntable) x (relative spin), "
+                "Omega Z x s x_B, not the other way round",
+            ),
+            Mistake(
+                lambda: _alpha_p6_written(turned=False),
+                "the axle is fixed in the turntable, so at phi = 120 deg it points along the turntable's "
+                "x axis turned by 120 deg about Z, not along the global x",
+            ),
+            Mistake(
+                lambda: _alpha_p6_written(frame="turntable"),
+                "those are the components in the turntable's frame B; give global components",
+            ),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 1.12 a pan-tilt camera head
+# Pan psi about the vertical Z (frame B), then tilt theta about B's y axis (frame C, the camera).
+PAN_TILT = {"q_deg": (35.0, -20.0), "qd": (0.8, -1.5), "qdd": (0.4, 2.0)}  # deg; rad/s; rad/s^2
+
+
+def _pan_tilt() -> Chain:
+    c = Chain(name="pan-tilt head")
+    c.add_link("pan", Joint("pan", "revolute", (0, 0, 1)), RigidBody(1.0, inertia=[0.01, 0.01, 0.01]))
+    c.add_link("camera", Joint("tilt", "revolute", (0, 1, 0), (0.0, 0.0, 0.1)),
+               RigidBody(0.5, inertia=[0.002, 0.003, 0.003]))
+    return c
+
+
+def _vec1(x):
+    return np.asarray(x, dtype=float)
+
+
+def _signs_1(rng):
+    return rng.choice([-1.0, 1.0], size=2)
+
+
+def _camera_kin(q_deg, qd, qdd):
+    return forward_kinematics(_pan_tilt(), np.radians(np.asarray(q_deg, dtype=float)), _vec1(qd), _vec1(qdd))
+
+
+def _omega_12(q_deg, qd, qdd):
+    """omega of the camera, global components: mbdlib's recursion (the addition theorem)."""
+    return np.asarray(_camera_kin(q_deg, qd, qdd).omega_global(1), dtype=float)
+
+
+def _alpha_12(q_deg, qd, qdd):
+    """alpha of the camera, global components: mbdlib's recursion."""
+    return np.asarray(_camera_kin(q_deg, qd, qdd).alpha_global(1), dtype=float)
+
+
+def _pan_tilt_written(q_deg, qd, qdd, what="omega", tilt_axis="carried", carried=1.0, frame="global"):
+    """omega = psi_d Z + theta_d y_B; alpha = psi_dd Z + theta_dd y_B + psi_d Z x theta_d y_B (mistakes)."""
+    (psi_, theta_), (pd, td), (pdd, tdd) = np.radians(np.asarray(q_deg, dtype=float)), _vec1(qd), _vec1(qdd)
+    A_B = rot_z(psi_)
+    y_B = A_B @ np.array([0.0, 1.0, 0.0]) if tilt_axis == "carried" else np.array([0.0, 1.0, 0.0])
+    if what == "omega":
+        out = pd * K + td * y_B
+    else:
+        out = pdd * K + tdd * y_B + carried * np.cross(pd * K, td * y_B)
+    return (A_B @ rot_y(theta_)).T @ out if frame == "camera" else out
+
+
+def _pan_tilt_variant(rng) -> dict:
+    """Pan anywhere, tilt within ±60°, rates and accelerations of either sign, none near zero."""
+    pan = float(rng.integers(-170, 171))
+    tilt = float(rng.choice([-1, 1]) * rng.integers(5, 61))
+    qd = [round(float(x), 1) for x in _signs_1(rng) * rng.uniform(0.3, 2.0, 2)]
+    qdd = [round(float(x), 1) for x in _signs_1(rng) * rng.uniform(0.2, 2.5, 2)]
+    return {"q_deg": [pan, tilt], "qd": qd, "qdd": qdd}
+
+
+register(
+    Exercise(
+        "1.12",
+        "A pan-tilt head: the camera's angular velocity",
+        1,
+        reference=_omega_12,
+        params=PAN_TILT,
+        variant=_pan_tilt_variant,
+        mistakes=[
+            Mistake(
+                lambda **p: _pan_tilt_written(**p, tilt_axis="fixed"),
+                "the tilt axis turns with the pan: it is the pan frame's y axis, y_B = Rz(psi) (0, 1, 0), "
+                "not the global Y",
+            ),
+            Mistake(
+                lambda **p: _pan_tilt_written(**p, frame="camera"),
+                "those are the components in the camera's own frame; give global components",
+            ),
+        ],
+    )
+)
+
+register(
+    Exercise(
+        "1.13",
+        "A pan-tilt head: the camera's angular acceleration",
+        2,
+        reference=_alpha_12,
+        params=PAN_TILT,
+        variant=_pan_tilt_variant,
+        mistakes=[
+            Mistake(
+                lambda **p: _pan_tilt_written(**p, what="alpha", carried=0.0),
+                "the tilt axis is carried round by the pan: the term (omega of the pan) x (tilt rate), "
+                "psi_dot Z x theta_dot y_B, is missing (angular accelerations do not simply add)",
+            ),
+            Mistake(
+                lambda **p: _pan_tilt_written(**p, what="alpha", carried=-1.0),
+                "the carried term has the wrong sign: it is psi_dot Z x theta_dot y_B (the frame that "
+                "carries the axis first)",
+            ),
+            Mistake(
+                lambda **p: _pan_tilt_written(**p, what="alpha", tilt_axis="fixed"),
+                "the tilt axis turns with the pan: it is the pan frame's y axis y_B = Rz(psi) (0, 1, 0), "
+                "and it also contributes the carried term psi_dot Z x theta_dot y_B",
+            ),
+            Mistake(
+                lambda **p: _pan_tilt_written(**p, what="alpha", frame="camera"),
+                "those are the components in the camera's own frame; give global components",
             ),
         ],
     )

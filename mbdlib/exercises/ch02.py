@@ -21,6 +21,10 @@ id      exercise                                                points  variants
 2.9a    Cart-pendulum on a spring: its mass matrix M(q)         2       own numbers
 2.9b    Cart-pendulum: the gravity and spring vector G(q)       1       own numbers
 2.9c    Cart-pendulum: the accelerations from a push            2       own numbers
+2.10    A satellite with a solar panel: principal moments       2       own numbers
+2.11    A door closer: its generalized force on the door        2       own numbers
+2.12a   A hovercraft in body-frame speeds: q_dot = W u          1       own numbers
+2.12b   A hovercraft in body-frame speeds: u_dot                2       own numbers
 ======  ======================================================  ======  ================
 
 Practice inside the chapter's pages (0 points, never released or graded; one set of numbers, the page's):
@@ -28,12 +32,16 @@ Practice inside the chapter's pages (0 points, never released or graded; one set
 ======  ======================================================  ==========================
 id      exercise                                                page
 ======  ======================================================  ==========================
-2.P1    The bearing moment of the tilted box, spun about x      2.1 one rigid body
-2.P2    How fast a tossed phone starts to flip                  2.1 one rigid body
-2.P3    The double pendulum's accelerations at release          2.2 Lagrange's equations
-2.P4    Partial velocities of the second rod's centre           2.3 Kane's equations
-2.P5    Mdot - 2C of the double pendulum at one state           2.4 the structure of M, C, G
-2.P6    Gravity torques of the UR5 stretched out                2.5 the RNEA
+2.P1    The bearing moment of the tilted box, spun about x      2.2 one rigid body
+2.P2    How fast a tossed phone starts to flip                  2.2 one rigid body
+2.P3    The double pendulum's accelerations at release          2.4 Lagrange's equations
+2.P4    Partial velocities of the second rod's centre           2.5 Kane's equations
+2.P5    Mdot - 2C of the double pendulum at one state           2.8 the structure of M, C, G
+2.P6    Gravity torques of the UR5 stretched out                2.9 the RNEA
+2.P7    Principal moments of the bracket with a bolt            2.1 mass distribution
+2.P8    The generalized forces of a tip force, J^T F            2.3 loads
+2.P9    The mass matrix in absolute angular speeds              2.6 generalized speeds
+2.P10   The pin force of a swinging rod at the bottom           2.7 constraint forces
 ======  ======================================================  ==========================
 
 The double pendulum (2.3-2.7) is ``Chain.planar``: two uniform rods, relative
@@ -70,13 +78,17 @@ from functools import cache
 import numpy as np
 import sympy as sp
 
-from ..bodies import RigidBody
+from ..bodies import RigidBody, combine, parallel_axis, principal_axes
 from ..chain import Chain, Joint
+from ..dae import accelerations
 from ..dynamics import bias_forces, forward_dynamics, mass_matrix
-from ..kinematics import partial_velocities
+from ..kane import auxiliary_reactions
+from ..kinematics import forward_kinematics, partial_velocities, point_position, point_velocity
 from ..lagrange import lagrange_equations
+from ..loads import generalized_forces, resultant, spring_damper
 from ..newton_euler import newton_euler_body, rnea
-from ..rotations import dcm_from_euler, dcm_from_quat, rot_x, rot_z
+from ..planar import PlanarModel
+from ..rotations import dcm_from_euler, dcm_from_quat, rot_x, rot_y, rot_z
 from ..urdf import data_path, load_urdf
 from .core import Exercise, Mistake, register
 
@@ -356,8 +368,9 @@ register(
         mistakes=[
             Mistake(
                 lambda: _G_closed(sign=-1),
-                "the sign is wrong: G = dV/dq with V = m1 g y_C1 + m2 g y_C2 (y up), and it stands on "
-                "the LEFT of M qdd + C qd + G = tau: holding the arm level needs tau_1 > 0",
+                "the sign is wrong: G is the gradient of the potential energy (which grows with height, "
+                "y up), and it stands on the LEFT of M qdd + C qd + G = tau: holding the arm level needs "
+                "tau_1 > 0",
             ),
             Mistake(
                 lambda: _G_closed(second_mass=0),
@@ -527,7 +540,7 @@ register(
             ),
             Mistake(
                 _Mdot_half,
-                "C = Mdot/2 makes Mdot - 2C skew (zero), but C qd must also be the Coriolis and "
+                "taking C as Mdot/2 makes Mdot - 2C skew (zero), but C qd must also be the Coriolis and "
                 "centripetal forces; use the Christoffel symbols",
             ),
         ],
@@ -1252,6 +1265,497 @@ register(
                 lambda: _G_ur5((0.0, -G_ACC, 0.0)),
                 "gravity along -y is the convention of the planar chains; the UR5's base frame has z up, "
                 "so gravity=(0, 0, -9.81)",
+            ),
+        ],
+    )
+)
+
+
+# ================================================================== the new topic pages of chapter 2
+# ------------------------------------------------------------------ 2.P7 (page 2.1) the bracket with a bolt
+# the L-shaped steel bracket of page 2.1: two plates 10 mm thick, (length x, width y, centre x, y) in m
+BRACKET_LEGS = ((0.4, 0.05, (0.2, 0.025)), (0.05, 0.3, (0.025, 0.2)))
+BRACKET_RHO, BRACKET_T = 7800.0, 0.01
+BOLT_P7 = {"mass": 0.2, "at": (0.025, 0.35, 0.0)}
+
+
+def _bracket():
+    parts = [(RigidBody.box(BRACKET_RHO * a * b * BRACKET_T, a, b, BRACKET_T), (*c, 0.0))
+             for a, b, c in BRACKET_LEGS]
+    return combine(parts, name="bracket")
+
+
+def _bolted(move_bracket=True):
+    """Inertia of bracket + bolt about their common centre of mass (or with the bracket's not moved)."""
+    b, m = _bracket(), BOLT_P7["mass"]
+    r = _vec(BOLT_P7["at"])
+    c = (b.mass * b.com + m * r) / (b.mass + m)
+    I = parallel_axis(b.inertia, b.mass, (b.com - c) if move_bracket else np.zeros(3))
+    return I + parallel_axis(np.zeros((3, 3)), m, r - c)
+
+
+def _moments_p7():
+    """The principal moments, ascending, of bracket + bolt (combine, principal_axes)."""
+    bolt = RigidBody(BOLT_P7["mass"], name="bolt", allow_degenerate=True)
+    return principal_axes(combine([_bracket(), (bolt, BOLT_P7["at"])], name="bracket with bolt").inertia)[0]
+
+
+register(
+    Exercise(
+        "2.P7",
+        "The principal moments of the bracket with a bolt",
+        0,
+        reference=_moments_p7,
+        mistakes=[
+            Mistake(
+                lambda: np.sort(np.linalg.eigvalsh(_bolted(move_bracket=False))),
+                "the bolt moves the centre of mass, so the bracket's own inertia must be moved to the new "
+                "centre too (parallel-axis theorem)",
+            ),
+            Mistake(
+                lambda: principal_axes(_bracket().inertia)[0],
+                "those are the bracket's own principal moments: the bolt is missing (a point mass has no "
+                "inertia about its own centre, but m d^2 about the common centre of mass)",
+            ),
+            Mistake(
+                lambda: np.sort(np.diag(_bolted())),
+                "those are the diagonal entries (moments about x, y, z); the bracket has a product of "
+                "inertia, so the principal moments are the eigenvalues",
+            ),
+            Mistake(
+                lambda: np.sort(np.linalg.eigvalsh(_bolted()))[::-1],
+                "the order: give the principal moments ascending, I1 <= I2 <= I3",
+            ),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 2.10 a satellite with a solar panel
+# the bus: a uniform box centred at the origin of the satellite frame; the panel: a uniform plate (box) whose
+# centre is at `panel_at` and which is turned by `tilt_deg` about the satellite's y axis (its long axis)
+SATELLITE_10 = {"bus_mass": 40.0, "bus_edges": (0.6, 0.5, 0.8), "panel_mass": 6.0,
+                "panel_edges": (0.02, 1.2, 0.5), "panel_at": (0.0, 0.95, 0.1), "tilt_deg": 30.0}
+
+
+def _satellite_parts(bus_mass, bus_edges, panel_mass, panel_edges, panel_at, tilt_deg, tilted=True):
+    bus = RigidBody.box(float(bus_mass), *(float(e) for e in bus_edges), name="bus")
+    panel = RigidBody.box(float(panel_mass), *(float(e) for e in panel_edges), name="panel")
+    A = rot_y(np.radians(float(tilt_deg))) if tilted else np.eye(3)
+    return [bus, (panel, _vec(panel_at), A)]
+
+
+def _moments_10(**p):
+    """The principal moments (ascending) of bus + panel about their common centre of mass."""
+    return principal_axes(combine(_satellite_parts(**p), name="satellite").inertia)[0]
+
+
+def _satellite_inertia(about_bus=False, tilted=True, steiner=True, **p):
+    """The inertia of the satellite written out (parallel axes by hand), with a chosen mistake."""
+    parts = _satellite_parts(**p, tilted=tilted)
+    bus, (panel, r_p, A) = parts
+    m = bus.mass + panel.mass
+    c = np.zeros(3) if about_bus else panel.mass * r_p / m
+    I_panel = A @ panel.inertia @ A.T
+    I = parallel_axis(bus.inertia, bus.mass, -c) + (parallel_axis(I_panel, panel.mass, r_p - c) if steiner
+                                                   else I_panel)
+    return I
+
+
+def _satellite_variant(rng) -> dict:
+    """Own masses, sizes, panel position and tilt (a real, asymmetric satellite)."""
+    bus_edges = [round(float(e), 2) for e in rng.uniform(0.4, 0.9, 3)]
+    panel_edges = [0.02, round(float(rng.uniform(0.8, 1.6)), 2), round(float(rng.uniform(0.3, 0.6)), 2)]
+    reach = bus_edges[1] / 2 + panel_edges[1] / 2 + round(float(rng.uniform(0.0, 0.1)), 2)
+    return {"bus_mass": round(float(rng.uniform(25.0, 60.0)), 1), "bus_edges": bus_edges,
+            "panel_mass": round(float(rng.uniform(3.0, 9.0)), 1), "panel_edges": panel_edges,
+            "panel_at": [0.0, round(reach, 2), round(float(rng.uniform(-0.2, 0.2)), 2)],
+            "tilt_deg": float(rng.choice([-1, 1]) * rng.integers(15, 61))}
+
+
+def _ascending(answer, **_) -> str | None:
+    m = np.asarray(answer, dtype=float).reshape(-1)
+    if m.shape == (3,) and np.all(np.isfinite(m)):
+        if np.any(np.diff(m) < 0):
+            return "give the principal moments in ascending order, I1 <= I2 <= I3"
+        if m[0] + m[1] < m[2] * (1 - 1e-9):
+            return ("I1 + I2 < I3: no real body has such principal moments (the triangle inequality); check "
+                    "the parallel-axis terms")
+    return None
+
+
+register(
+    Exercise(
+        "2.10",
+        "A satellite with a solar panel: its principal moments of inertia",
+        2,
+        reference=_moments_10,
+        params=SATELLITE_10,
+        variant=_satellite_variant,
+        sanity=_ascending,
+        mistakes=[
+            Mistake(
+                lambda **p: np.linalg.eigvalsh(_satellite_inertia(tilted=False, **p)),
+                "the panel is turned about y: turn its central inertia into the satellite frame first, "
+                "A I' A^T with A = rot_y(tilt)",
+            ),
+            Mistake(
+                lambda **p: np.linalg.eigvalsh(_satellite_inertia(about_bus=True, **p)),
+                "that is the inertia about the bus's centre; the principal moments are taken about the "
+                "centre of mass of the whole satellite (the panel moves it)",
+            ),
+            Mistake(
+                lambda **p: np.linalg.eigvalsh(_satellite_inertia(steiner=False, **p)),
+                "the panel's central inertia must also be moved to the satellite's centre of mass: add "
+                "m (d.d 1 - d d^T) (parallel-axis theorem)",
+            ),
+            Mistake(
+                lambda **p: np.sort(np.diag(_satellite_inertia(**p))),
+                "those are the diagonal entries (moments about x, y, z); with products of inertia the "
+                "principal moments are the eigenvalues of I_C",
+            ),
+            Mistake(
+                lambda **p: np.linalg.eigvalsh(_satellite_inertia(**p))[::-1],
+                "the order: give the principal moments ascending, I1 <= I2 <= I3",
+            ),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 2.P8 (page 2.3) a tip force through J^T
+ARM_P8 = {"lengths": (0.8, 0.6), "masses": (3.0, 2.0), "q_deg": (40.0, -70.0), "F_tip": (20.0, -10.0, 0.0)}
+
+
+def _arm_p8():
+    return Chain.planar(list(ARM_P8["lengths"]), masses=list(ARM_P8["masses"]), name="two-link arm")
+
+
+def _Q_p8():
+    """Q of the tip force: reduced to link 2's centre of mass and projected (loads.generalized_forces)."""
+    arm, q = _arm_p8(), np.radians(ARM_P8["q_deg"])
+    tip = (ARM_P8["lengths"][1], 0.0, 0.0)
+    r_tip = point_position(arm, q, 1, tip)
+    r_c2 = forward_kinematics(arm, q).r_c(1)
+    return generalized_forces(arm, q, {1: resultant([(_vec(ARM_P8["F_tip"]), r_tip)], about=r_c2)})
+
+
+def _Q_p8_written(point="tip", sign=1.0, joints=(0, 1)):
+    """J^T F written out from the cumulative angles, with a chosen mistake."""
+    (L1_, L2_), q = ARM_P8["lengths"], np.radians(ARM_P8["q_deg"])
+    phi1, phi2 = q[0], q[0] + q[1]
+    lever2 = L2_ if point == "tip" else L2_ / 2
+    perp = lambda a: np.array([-np.sin(a), np.cos(a), 0.0])       # noqa: E731
+    cols = [L1_ * perp(phi1) + lever2 * perp(phi2), lever2 * perp(phi2)]
+    F = _vec(ARM_P8["F_tip"])
+    return np.array([sign * F @ cols[j] if j in joints else 0.0 for j in range(2)])
+
+
+register(
+    Exercise(
+        "2.P8",
+        "The generalized forces of a tip force, J^T F",
+        0,
+        reference=_Q_p8,
+        mistakes=[
+            Mistake(
+                lambda: _Q_p8_written(point="centre"),
+                "that is the Jacobian of link 2's centre of mass: the force acts at the tip, so use the "
+                "tip's Jacobian (point (0.6, 0, 0) of link 2)",
+            ),
+            Mistake(
+                lambda: _Q_p8_written(sign=-1.0),
+                "the sign is wrong: Q = J^T F is the power of the force per unit rate (-Q would hold the arm "
+                "against it)",
+            ),
+            Mistake(
+                lambda: _Q_p8_written(joints=(1,)),
+                "the force acts on link 2, but turning joint 1 moves the tip as well: Q_1 = F . (column 1 of "
+                "the Jacobian) is not zero",
+            ),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 2.11 a door closer: a generalized force
+# Seen from above: the door turns about the vertical hinge axis z at the origin, by theta from the closed
+# position along +x, opening towards +y; a closer (spring-damper) runs from the anchor A on the wall (y < 0)
+# to the point B of the door at b from the hinge, and pulls the door shut.
+DOOR_11 = {"width": 0.9, "mass": 25.0, "anchor": (0.4, -0.05), "b": 0.3, "stiffness": 300.0,
+           "damping": 40.0, "rest_length": 0.05, "theta_deg": 55.0, "theta_dot": 0.8}
+
+
+def _door_chain(width, mass):
+    return Chain.planar([float(width)], masses=[float(mass)], name="door")
+
+
+def _Q_11(width, mass, anchor, b, stiffness, damping, rest_length, theta_deg, theta_dot):
+    """The closer's generalized force on theta: force on B reduced to the door's centre, projected."""
+    door, q, qd = _door_chain(width, mass), [np.radians(float(theta_deg))], [float(theta_dot)]
+    B = (float(b), 0.0, 0.0)
+    r_B, v_B = point_position(door, q, 0, B), point_velocity(door, q, qd, 0, B)
+    A = np.array([*anchor, 0.0], dtype=float)
+    F_B = spring_damper(A, r_B, np.zeros(3), v_B, stiffness, damping, rest_length)
+    r_c = forward_kinematics(door, q).r_c(0)
+    return float(generalized_forces(door, q, {0: resultant([(F_B, r_B)], about=r_c)})[0])
+
+
+def _Q_11_written(width, mass, anchor, b, stiffness, damping, rest_length, theta_deg, theta_dot,
+                  damper=1.0, stretch=True, sign=1.0, about="hinge"):
+    """Q = (b e(theta) x F_B) . z written out, with a chosen mistake."""
+    th = np.radians(float(theta_deg))
+    e, e_perp = np.array([np.cos(th), np.sin(th)]), np.array([-np.sin(th), np.cos(th)])
+    r_B, v_B = float(b) * e, float(b) * float(theta_dot) * e_perp
+    d = r_B - np.asarray(anchor, dtype=float)
+    length = np.hypot(*d)
+    u = d / length
+    tension = float(stiffness) * (length - (float(rest_length) if stretch else 0.0)) \
+        + damper * float(damping) * (u @ v_B)
+    F_B = -tension * u
+    lever = r_B - (float(width) / 2 * e if about == "centre" else 0.0)
+    return sign * float(lever[0] * F_B[1] - lever[1] * F_B[0])
+
+
+def _door_variant(rng) -> dict:
+    def u(lo, hi, digits=2):
+        return round(float(rng.uniform(lo, hi)), digits)
+
+    return {"width": u(0.75, 1.0), "mass": u(15.0, 40.0, 1), "anchor": [u(0.3, 0.5), u(-0.1, -0.02)],
+            "b": u(0.2, 0.4), "stiffness": float(rng.integers(15, 50) * 10),
+            "damping": float(rng.integers(2, 9) * 10), "rest_length": u(0.02, 0.06),
+            "theta_deg": float(rng.integers(20, 91)), "theta_dot": u(0.3, 1.5, 1)}
+
+
+register(
+    Exercise(
+        "2.11",
+        "A door closer: its generalized force on the door",
+        2,
+        reference=_Q_11,
+        params=DOOR_11,
+        variant=_door_variant,
+        mistakes=[
+            Mistake(
+                lambda **p: _Q_11_written(**p, damper=0.0),
+                "the damper is missing: the closer's tension is k (l - l0) + c l_dot, and the door is "
+                "opening, so l_dot is not zero",
+            ),
+            Mistake(
+                lambda **p: _Q_11_written(**p, stretch=False),
+                "the spring's force is k (l - l0): it pulls with the stretch beyond its free length, not "
+                "with its whole length",
+            ),
+            Mistake(
+                lambda **p: _Q_11_written(**p, sign=-1.0),
+                "the sign is wrong: the closer pulls the door shut, so its generalized force on the opening "
+                "angle is negative here (Q is the closer's power per unit theta_dot)",
+            ),
+            Mistake(
+                lambda **p: _Q_11_written(**p, about="centre"),
+                "that is the moment about the door's centre of mass; the door turns about its hinge, so Q is "
+                "the moment about the hinge axis (or: F . v_C^(1) + M_C . omega^(1))",
+            ),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 2.P9 (page 2.6) M in new speeds
+# the double pendulum (1 kg, 1 m rods) in the absolute angular speeds u = (q1_dot, q1_dot + q2_dot)
+Q2_P9_DEG = 60.0
+W_P9 = np.array([[1.0, 0.0], [-1.0, 1.0]])      # q_dot = W u
+Y_P9 = np.array([[1.0, 0.0], [1.0, 1.0]])       # u = Y q_dot
+
+
+def _M_q_p9():
+    return mass_matrix(_pendulum_p3(), np.array([0.0, np.radians(Q2_P9_DEG)]))
+
+
+register(
+    Exercise(
+        "2.P9",
+        "The double pendulum's mass matrix in absolute angular speeds",
+        0,
+        reference=lambda: W_P9.T @ _M_q_p9() @ W_P9,
+        mistakes=[
+            Mistake(
+                lambda: Y_P9.T @ _M_q_p9() @ Y_P9,
+                "that transforms with Y (u = Y q_dot); the mass matrix transforms with W, the matrix of "
+                "q_dot = W u: M_u = W^T M W",
+            ),
+            Mistake(
+                lambda: W_P9 @ _M_q_p9() @ W_P9.T,
+                "the transposes are on the wrong side: M_u = W^T M W (the partial velocities for u_r are the "
+                "columns of W combined)",
+            ),
+            Mistake(
+                lambda: _M_q_p9(),
+                "that is the mass matrix in the relative rates q_dot; transform it to the speeds u with "
+                "M_u = W^T M W",
+            ),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 2.12 a hovercraft in body-frame speeds
+# A planar rigid body (mass m, central moment J about the vertical) with coordinates q = (x, y, theta) and the
+# generalized speeds u = (u1, u2, u3): the velocity of its centre of mass in its own axes (forward, sideways)
+# and its turning rate. Thrusters give a force (F1, F2) in body axes at the centre of mass and a torque T.
+HOVER_12 = {"mass": 120.0, "J": 30.0, "theta_deg": 35.0, "u": (4.0, -0.6, 0.5), "force": (200.0, 80.0),
+            "torque": 15.0}
+
+
+def _hover_qd(theta_deg, u, transpose=False, turn=True, **_):
+    """q_dot = W(q) u: (x_dot, y_dot) = A(theta) (u1, u2), theta_dot = u3 (with a chosen mistake)."""
+    th = np.radians(float(theta_deg))
+    A = np.array([[np.cos(th), -np.sin(th)], [np.sin(th), np.cos(th)]])
+    u = _vec(u)
+    return np.array([*((A.T if transpose else A) @ u[:2]), u[2] if turn else 0.0])
+
+
+def _hover_model(mass, J, force):
+    """mbdlib's Cartesian planar body with the thrust turning with it (global components of A f)."""
+    model = PlanarModel(gravity=(0.0, 0.0))
+    body = model.add_body("hovercraft", float(mass), float(J))
+    f = _vec(force)
+    model.add_force(body, lambda t, q, qd: np.array([[np.cos(q[2]), -np.sin(q[2])],
+                                                     [np.sin(q[2]), np.cos(q[2])]]) @ f)
+    return model
+
+
+def _hover_udot(mass, J, theta_deg, u, force, torque):
+    """u_dot from mbdlib's Cartesian model: q_dd from the model, then u = A^T (x_dot, y_dot) differentiated,
+    u_dot = A^T a + (dA^T/dt) v = A^T a + theta_dot (u2, -u1)."""
+    model = _hover_model(mass, J, force)
+    model.add_torque("hovercraft", float(torque))
+    th = np.radians(float(theta_deg))
+    q, qd = np.array([0.0, 0.0, th]), _hover_qd(theta_deg, u)
+    qdd, _ = accelerations(model.system(), 0.0, q, qd)
+    A = np.array([[np.cos(th), -np.sin(th)], [np.sin(th), np.cos(th)]])
+    u = _vec(u)
+    lin = A.T @ qdd[:2] + u[2] * np.array([u[1], -u[0]])   # d/dt (A^T v) = A^T a + (dA^T/dt) v
+    return np.array([*lin, qdd[2]])
+
+
+def _hover_udot_written(mass, J, u, force, torque, transport=1.0, **_):
+    """m (u1_dot - u2 u3) = F1, m (u2_dot + u1 u3) = F2, J u3_dot = T (with a chosen mistake)."""
+    (u1, u2, u3), (F1, F2) = _vec(u), _vec(force)
+    m, J = float(mass), float(J)
+    return np.array([F1 / m + transport * u2 * u3, F2 / m - transport * u1 * u3, float(torque) / J])
+
+
+def _hover_variant(rng) -> dict:
+    def u(lo, hi, digits=1):
+        return round(float(rng.uniform(lo, hi)), digits)
+
+    return {"mass": u(80.0, 200.0, 0), "J": u(15.0, 60.0, 0), "theta_deg": float(rng.integers(-170, 171)),
+            "u": [u(2.0, 6.0), u(-1.0, 1.0), rng.choice([-1, 1]) * u(0.3, 0.9)],
+            "force": [u(50.0, 300.0, 0), u(-150.0, 150.0, 0)], "torque": u(-30.0, 30.0, 0)}
+
+
+register(
+    Exercise(
+        "2.12a",
+        "A hovercraft in body-frame speeds: the kinematic differential equations",
+        1,
+        reference=lambda **p: _hover_qd(p["theta_deg"], p["u"]),
+        params=HOVER_12,
+        variant=_hover_variant,
+        mistakes=[
+            Mistake(
+                lambda **p: _hover_qd(p["theta_deg"], p["u"], transpose=True),
+                "the rotation is the wrong way round: u1, u2 are body components, so the global velocity is "
+                "A(theta) (u1, u2) (A maps body to global components)",
+            ),
+            Mistake(
+                lambda **p: _hover_qd(p["theta_deg"], p["u"], turn=False),
+                "theta_dot is missing: the third kinematic differential equation is theta_dot = u3",
+            ),
+        ],
+    )
+)
+
+register(
+    Exercise(
+        "2.12b",
+        "A hovercraft in body-frame speeds: the accelerations of the speeds",
+        2,
+        reference=lambda **p: _hover_udot(**p),
+        params=HOVER_12,
+        variant=_hover_variant,
+        mistakes=[
+            Mistake(
+                lambda **p: _hover_udot_written(**p, transport=0.0),
+                "the body axes turn: the rate of the body components of the velocity is not the "
+                "acceleration; add the transport term of the turning frame (u3 times the other component)",
+            ),
+            Mistake(
+                lambda **p: _hover_udot_written(**p, transport=-1.0),
+                "the transport terms have the wrong sign: m (u1_dot - u2 u3) = F1 and "
+                "m (u2_dot + u1 u3) = F2 (a = u_dot + omega x u in body axes)",
+            ),
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ 2.P10 (page 2.7) a pin force
+ROD_P10 = {"mass": 1.0, "length": 1.0, "release_deg": 60.0}
+
+
+def _hanging_rod():
+    """A uniform rod about a pin, its x axis pointing down at theta = 0 (theta from the downward vertical)."""
+    m, L = ROD_P10["mass"], ROD_P10["length"]
+    down = np.array([[0.0, 1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    rod = Chain(name="rod")
+    rod.add_link("rod", Joint("pin", axis=(0, 0, 1), rotation=down),
+                 RigidBody(m, com=(L / 2, 0, 0), inertia=[0, m * L**2 / 12, m * L**2 / 12],
+                           allow_degenerate=True))
+    return rod
+
+
+def _pin_p10():
+    """The pin's force on the rod at the bottom, by auxiliary speeds (kane.auxiliary_reactions); the swing
+    speed there from the energy, theta_dot^2 = 3 g (1 - cos theta0) / L."""
+    w = np.sqrt(3 * G_ACC * (1 - np.cos(np.radians(ROD_P10["release_deg"]))) / ROD_P10["length"])
+    return auxiliary_reactions(_hanging_rod(), [0.0], [w], [0.0], gravity=(0, -G_ACC, 0)).force_global[0, :2]
+
+
+def _pin_written(centripetal=1.0, lever=0.5, point_mass=False, sign=1.0):
+    m, L, c0 = ROD_P10["mass"], ROD_P10["length"], np.cos(np.radians(ROD_P10["release_deg"]))
+    if point_mass:                                  # a bob at L: w^2 = 2 g (1 - cos) / L, pull m g + m L w^2
+        return np.array([0.0, sign * m * G_ACC * (3 - 2 * c0)])
+    w2 = 3 * G_ACC * (1 - c0) / L
+    return np.array([0.0, sign * (m * G_ACC + centripetal * m * lever * L * w2)])
+
+
+register(
+    Exercise(
+        "2.P10",
+        "The pin force of a swinging rod at the bottom",
+        0,
+        reference=_pin_p10,
+        mistakes=[
+            Mistake(
+                lambda: _pin_written(centripetal=0.0),
+                "that is the weight alone: at the bottom the rod is moving, and the pin must also supply "
+                "the centripetal force of its centre, m (L/2) theta_dot^2",
+            ),
+            Mistake(
+                lambda: _pin_written(point_mass=True),
+                "that is the force for a point mass at the end of a massless rod; a uniform rod has its "
+                "centre at L/2 and turns about the pin with m L^2 / 3",
+            ),
+            Mistake(
+                lambda: _pin_written(lever=1.0),
+                "the centre of mass is at L/2 from the pin: its centripetal acceleration is "
+                "(L/2) theta_dot^2",
+            ),
+            Mistake(
+                lambda: _pin_written(sign=-1.0),
+                "the sign: that is the force of the rod on the pin; the pin pulls the rod up",
             ),
         ],
     )

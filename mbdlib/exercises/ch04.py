@@ -21,17 +21,20 @@ id     exercise                                                points
 4.6b   ... its mass matrix M(q) at a position (variants)       2
 4.6c   ... its q̈ and λ under gravity, KKT (variants)           2
 4.7    The KKT solve for (q̈, λ), any size (a function)         2
+4.8    The car towing a trailer: n, m, k, DOF in three sets    1
+4.9    The rack-and-pinion pair's Φ, Φ_q, γ (a function)       2
 =====  ======================================================  ======
 
 Practice inside the chapter's pages (0 points, never released or graded; each solution folded on its
 page): 4.P1 (page 4.1, the relative double pendulum's M = J^T M_x J), 4.P2 (page 4.2, the cut joint's
 Jacobian Phi_x J of the relative four-bar), 4.P3 (page 4.3, the block pattern of the slider-crank's Phi_q),
-4.P4 (page 4.4, a 3R arm's Cartesian counts with Euler parameters).
+4.P4 (page 4.4, a 3R arm's Cartesian counts with Euler parameters), 4.P5 (page 4.5, the rack-and-pinion
+row in relative coordinates), 4.P6 (page 4.5, the steering ratio from the loop's Jacobian).
 
 4.6b and 4.6c have per-student variants (the slider-crank's lengths, masses, crank
 angle and rate; both parts draw from the problem's seed, so a student's two parts
-describe one mechanism); 4.7 is graded on hidden systems of other sizes.  4.1-4.5
-and 4.6a are the same for everyone: counts and sparsity patterns of named mechanisms,
+describe one mechanism); 4.7 is graded on hidden systems of other sizes, 4.9 on hidden
+pairs.  4.1-4.5, 4.6a and 4.8 are the same for everyone: counts and sparsity patterns of named mechanisms,
 which do not depend on numbers, and formulas.
 
 References: document 001 of the course (§四, and its closing paragraph after §五: "no
@@ -1018,6 +1021,314 @@ register(
                 lambda: _round([P4_JOINTS, 0, P4_JOINTS]),
                 "those are the relative (joint) coordinates; the exercise asks for the Cartesian "
                 "description with Euler parameters",
+            ),
+        ],
+    )
+)
+
+
+# ================================================================== the car towing a trailer (page 4.5)
+# 4.8 (1 point): its counts in three coordinate sets; 4.9 (2 points): the rack-and-pinion pair as a function;
+# practice 4.P5 (its row in relative coordinates) and 4.P6 (the steering ratio at a steered pose).
+CAR_SETS = ("cartesian", "mixed", "relative")  # 4.8: row order
+CAR_ARM, CAR_PINION = 0.15, 0.01  # the steering arm and the pinion's pitch radius of mechanism("car_trailer")
+
+
+@cache
+def _car(coordinates):
+    return mechanism("car_trailer", coordinates=coordinates, gravity=(0.0, 0.0))
+
+
+def _car_counts():
+    """Rows cartesian, mixed, relative; columns n, m (position rows), k (velocity rows), DOF, velocity DOF."""
+    rows = []
+    for c in CAR_SETS:
+        s = _car(c).system()
+        J = s.phi_q(s.q0)
+        dof = s.n - np.linalg.matrix_rank(J)
+        rows.append([s.n, s.m, s.k, dof, s.n - np.linalg.matrix_rank(np.vstack([J, s.B(s.q0)]))])
+    return _round(rows)
+
+
+def _car_by_hand(knife_as_position=False, knife_rows=1, gear_rows=1, hitch_cut=True, car_free=True,
+                 minus_k=True):
+    """The counts from the parts: 5 bodies; kingpin, rack guide, column, hitch (2 rows each), the rack and
+    pinion and the tie rod (1 each), 3 knife edges; with a chosen mistake."""
+    k = 3 * knife_rows
+    loop = gear_rows + 1                                # the rack and pinion, the tie rod
+    car = 3 if car_free else 0
+    table = [[15, 2 + 2 + 2 + 2 + loop], [car + 3 + 3, loop + (2 if hitch_cut else 0)], [car + 4, loop]]
+    rows = []
+    for n, m in table:
+        if knife_as_position:
+            m, kk = m + k, 0
+        else:
+            kk = k
+        rows.append([n, m, kk, n - m, n - m - (kk if minus_k else 0)])
+    return _round(rows)
+
+
+register(
+    Exercise(
+        "4.8",
+        "A car towing a trailer: coordinates, rows and degrees of freedom in three coordinate sets",
+        1,
+        reference=_car_counts,
+        mistakes=[
+            Mistake(
+                lambda: _car_by_hand(knife_as_position=True),
+                "a knife edge restricts a velocity, not a position: its row belongs to B (k), not to Phi "
+                "(m), and it removes a velocity degree of freedom only",
+            ),
+            Mistake(
+                lambda: _car_by_hand(minus_k=False),
+                "the velocity degrees of freedom are the coordinates minus the rank of Phi_q AND B "
+                "stacked: each knife edge removes one more",
+            ),
+            Mistake(
+                lambda: _car_by_hand(hitch_cut=False),
+                "in the mixed set the trailer has its own x, y, phi: its hitch to the car is then a cut "
+                "joint, two equations",
+            ),
+            Mistake(
+                lambda: _car_by_hand(car_free=False),
+                "the car is not pinned anywhere: even in relative coordinates its tree joint to the "
+                "ground is a free joint with three coordinates",
+            ),
+            Mistake(
+                lambda: _car_by_hand(gear_rows=2),
+                "one position row too many in every set: the rack and pinion (a gear pair: one rotation "
+                "tied to one travel) and the tie rod (a massless link: one distance) are one equation "
+                "each",
+            ),
+            Mistake(
+                lambda: _car_by_hand(knife_rows=2),
+                "a knife edge is one row: the side velocity of its contact point is zero (it may roll "
+                "along the blade)",
+            ),
+        ],
+    )
+)
+
+
+# 4.9: the rack and pinion as a function of the two bodies' (x, y, phi), in Cartesian coordinates
+def _rp_case(rng) -> tuple:
+    """A random state and geometry (q, qd, rho, s'_P, s'_Q, u'); the bodies turn, the state need not close."""
+    q = np.concatenate([rng.uniform(-1.0, 1.0, 2), [rng.uniform(-np.pi, np.pi)],
+                        rng.uniform(-1.0, 1.0, 2), [rng.uniform(-np.pi, np.pi)]])
+    qd = rng.normal(size=6)
+    qd[[2, 5]] = rng.choice([-1.0, 1.0], size=2) * rng.uniform(0.5, 3.0, size=2)
+    a = rng.uniform(-np.pi, np.pi)
+    return (q, qd, float(rng.uniform(0.05, 0.5)), rng.uniform(-0.5, 0.5, 2), rng.uniform(-0.5, 0.5, 2),
+            np.array([np.cos(a), np.sin(a)]))
+
+
+RP_CASES = [_rp_case(np.random.default_rng(490 + k)) for k in range(3)]
+
+
+def _rack_pinion(q, qd, rho, s_P, s_Q, u):
+    """[Φ, Φ_q (6 entries), γ] of the library's RackPinion (offset 0): pinion i, rack j."""
+    from ..constraints import RackPinion
+
+    joint = RackPinion("rp", ("i", "j"), np.asarray(s_P, float), np.asarray(s_Q, float),
+                       np.asarray(u, float), float(rho), 0.0)
+    q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+    return np.concatenate([joint.phi(q), joint.jacobian(q)[0], joint.gamma(q, qd)])
+
+
+def _A2(a):
+    c, s_ = np.cos(a), np.sin(a)
+    return np.array([[c, -s_], [s_, c]])
+
+
+def _B2(a):
+    c, s_ = np.cos(a), np.sin(a)
+    return np.array([[-s_, -c], [c, -s_]])
+
+
+def _rp_closed(q, qd, rho, s_P, s_Q, u, *, rho_sign=1.0, rack_turns=True, rack_angle=True, gamma_sign=1.0,
+               gamma=True, coriolis=2.0, centripetal=True, swap=False):
+    """Φ = uᵀ e + ρ (φ_i − φ_j), e = r_i + A_i s'_P − r_j − A_j s'_Q, u = A_j u' (defaults: right).
+
+    Φ_q = [uᵀ, uᵀ B_i s'_P + ρ, −uᵀ, (B_j u')ᵀ e − uᵀ B_j s'_Q − ρ];
+    γ = φ̇_j² uᵀe − 2 u̇ᵀė − uᵀ(A_j s'_Q φ̇_j² − A_i s'_P φ̇_i²), u̇ = B_j u' φ̇_j.
+    ``rack_turns=False``: u treated as constant (no φ_j in u); ``rack_angle=False``: ρ φ_i only.
+    """
+    q, qd, s_P, s_Q, u_ = (np.asarray(v, dtype=float) for v in (q, qd, s_P, s_Q, u))
+    ri, pi, rj, pj = q[0:2], q[2], q[3:5], q[5]
+    vi, wi, vj, wj = qd[0:2], qd[2], qd[3:5], qd[5]
+    u_g = _A2(pj) @ u_
+    e = ri + _A2(pi) @ s_P - rj - _A2(pj) @ s_Q
+    r = rho_sign * rho
+    value = u_g @ e + r * (pi - (pj if rack_angle else 0.0))
+    col_j = ((_B2(pj) @ u_) @ e if rack_turns else 0.0) - u_g @ (_B2(pj) @ s_Q) - (r if rack_angle else 0.0)
+    jac = np.concatenate([u_g, [u_g @ (_B2(pi) @ s_P) + r], -u_g, [col_j]])
+    if swap:
+        jac = jac[[3, 4, 5, 0, 1, 2]]
+    u_dot = (_B2(pj) @ u_) * wj if rack_turns else np.zeros(2)
+    e_dot = vi + (_B2(pi) @ s_P) * wi - vj - (_B2(pj) @ s_Q) * wj
+    g = ((wj**2 * (u_g @ e) if rack_turns else 0.0) - coriolis * (u_dot @ e_dot)
+         - (u_g @ (_A2(pj) @ s_Q * wj**2 - _A2(pi) @ s_P * wi**2) if centripetal else 0.0))
+    return np.concatenate([[value], jac, [gamma_sign * g if gamma else 0.0]])
+
+
+register(
+    Exercise(
+        "4.9",
+        "Phi, Phi_q and gamma of a rack-and-pinion pair, as a function",
+        2,
+        reference=_rack_pinion,
+        cases=RP_CASES,
+        hidden_cases=lambda rng: [_rp_case(rng) for _ in range(6)],
+        function_name="rack_pinion",
+        alternatives=[lambda *c: -_rack_pinion(*c)],  # -Phi = 0 is the same pair
+        mistakes=[
+            Mistake(
+                lambda *c: _rp_closed(*c, rho_sign=-1.0),
+                "the rolling term has the wrong sign: a pinion on the left of u that turns "
+                "counter-clockwise relative to the rack rolls BACK along u, so u.e + rho (phi_i - phi_j) "
+                "stays constant",
+            ),
+            Mistake(
+                lambda *c: _rp_closed(*c, rack_angle=False),
+                "the rack turns too (with the car it is mounted on): the pinion rolls by its angle "
+                "RELATIVE to the rack, rho (phi_i - phi_j)",
+            ),
+            Mistake(
+                lambda *c: _rp_closed(*c, rack_turns=False),
+                "the rack's axis u = A_j u' turns with the rack: the phi_j entry of Phi_q has the term "
+                "(B_j u').e, and gamma the terms of the turning axis",
+            ),
+            Mistake(
+                lambda *c: _rp_closed(*c, gamma_sign=-1.0),
+                "gamma has the wrong sign (Phi and Phi_q are right): it is the right side of "
+                "Phi_q qdd = gamma, MINUS the velocity terms of Phi_dd",
+            ),
+            Mistake(
+                lambda *c: _rp_closed(*c, gamma=False),
+                "gamma is not zero: u.e is nonlinear in the angles, so the velocities contribute "
+                "-(Phi_q qd)_q qd (the rolling term is linear and adds nothing)",
+            ),
+            Mistake(
+                lambda *c: _rp_closed(*c, coriolis=1.0),
+                "a factor of 2 is missing in gamma: d2(u.e)/dt2 = u_dd.e + 2 u_d.e_d + u.e_dd",
+            ),
+            Mistake(
+                lambda *c: _rp_closed(*c, centripetal=False),
+                "gamma misses the centripetal terms of the two points: d2(A s')/dt2 = B s' phi_dd - "
+                "A s' phi_d^2, for the pinion's centre and for the rack's point",
+            ),
+            Mistake(
+                lambda *c: _rp_closed(*c, swap=True),
+                "the Phi_q entries of the two bodies are exchanged: entries 1-3 of your array belong to "
+                "x_i, y_i, phi_i (the pinion), entries 4-6 to x_j, y_j, phi_j (the rack)",
+            ),
+        ],
+    )
+)
+
+
+# 4.P5 (page 4.5): the rack-and-pinion row of Phi_theta in relative coordinates
+def _rp_row(model, q=None):
+    q = model.q0 if q is None else q
+    k = next(i for i, lab in enumerate(model.labels) if lab.startswith("rack-pinion"))
+    return model.phi_q(q)[k]
+
+
+def _p5_wrong(rho_factor=1.0):
+    m = _car("relative")
+    row = np.zeros(m.n)
+    row[m.coordinate_names.index("d_rack")] = -1.0
+    row[m.coordinate_names.index("θ_pinion")] = rho_factor * m.cuts[0].radius
+    return row
+
+
+def _p5_same_signs(student, expected):
+    """Predicate: the rack's and the pinion's entries (5th and 6th) have the same sign."""
+    st = np.asarray(student, dtype=float).reshape(-1)
+    return st.shape == np.shape(expected) and st[4] * st[5] > 0
+
+
+register(
+    Exercise(
+        "4.P5",
+        "The rack-and-pinion row in relative coordinates",
+        0,
+        reference=lambda: _rp_row(_car("relative")),
+        alternatives=[lambda: -_rp_row(_car("relative"))],  # -Phi = 0 is the same pair
+        mistakes=[
+            Mistake.when(
+                lambda st, ex: np.size(st) == 15,
+                "15 entries: that is the row in Cartesian coordinates; in relative ones the row has one "
+                "entry per coordinate of car_rel.coordinate_names (7)",
+            ),
+            Mistake(
+                lambda: _p5_wrong(rho_factor=1.0 / _car("relative").cuts[0].radius ** 2),
+                "the pinion's entry is its pitch radius rho (the arc that rolls off per radian), not "
+                "1/rho",
+            ),
+            Mistake(
+                lambda: _p5_wrong(rho_factor=1.0 / _car("relative").cuts[0].radius),
+                "the pinion's angle enters multiplied by its pitch radius rho: rho theta is the arc "
+                "that rolls off",
+            ),
+            Mistake.when(
+                _p5_same_signs,
+                "the signs of the rack's and the pinion's entries: turning the pinion counter-clockwise "
+                "pushes the rack to the car's left, so d grows with theta, and the two entries of the "
+                "row have opposite signs",
+            ),
+            Mistake.when(
+                lambda st, ex: np.shape(st) == np.shape(ex) and np.any(np.abs(np.asarray(st)[:3]) > 1e-9),
+                "the car's x, y, phi do not appear: pinion and rack are both mounted on the car, so "
+                "their relative motion is d and theta alone",
+            ),
+        ],
+    )
+)
+
+
+# 4.P6 (page 4.5): the steering ratio dtheta/ddelta at a steered pose, from Phi_theta
+P6_PINION = 2.0  # the steering wheel turned by 2 rad, the car and the trailer straight
+
+
+@cache
+def _p6_state():
+    m = _car("relative")
+    return m.state(fixed={"x_car": 0.0, "y_car": 0.0, "φ_car": 0.0, "θ_pinion": P6_PINION,
+                          "θ_trailer": 0.0}).q0
+
+
+def _steering_ratio():
+    m = _car("relative")
+    P = m.phi_q(_p6_state())
+    cols = [m.coordinate_names.index(c) for c in ("θ_knuckle", "d_rack", "θ_pinion")]
+    delta_dot, _ = np.linalg.solve(P[:, cols[:2]], -P[:, cols[2]])   # with theta_dot = 1
+    return 1.0 / delta_dot
+
+
+register(
+    Exercise(
+        "4.P6",
+        "The steering ratio at a steered pose, from the loop's Jacobian",
+        0,
+        reference=_steering_ratio,
+        rtol=1e-4,
+        mistakes=[
+            Mistake(
+                lambda: _round(CAR_ARM / CAR_PINION),
+                "that is the ratio straight ahead (arm / pinion radius); at this pose the tie rod is no "
+                "longer across the car: solve Phi_theta theta_dot = 0 here",
+            ),
+            Mistake(
+                lambda: 1.0 / _steering_ratio(),
+                "inverted: the ratio is the steering wheel's angle per angle of the wheels, "
+                "dtheta / ddelta (large)",
+            ),
+            Mistake(
+                lambda: 1.0 / CAR_PINION,
+                "that is dtheta / dd, the pinion's angle per travel of the rack; the ratio asks for the "
+                "angle of the wheels, delta",
             ),
         ],
     )

@@ -314,6 +314,10 @@ register(
                 "the angles are in radians, not degrees",
             ),
             Mistake(
+                lambda: _change_points()[::-1],
+                "your change points are in decreasing order: list them in increasing order of q2 - q1",
+            ),
+            Mistake(
                 lambda: _arr([0.0, 2 * math.pi]),
                 "0 and 2 pi are the same configuration; the second change point is elsewhere",
             ),

@@ -346,8 +346,8 @@ register(
                          "you removed the wrong constraint: the rank is still deficient (both guides are "
                          "there) and the press now has more than one DOF; put it back and remove one guide"),
             Mistake.when(lambda s, e: s.shape == (4,) and s[0] > 1,
-                         "you removed too much: DOF should be 1 (the crank angle); keep exactly one "
-                         "translational guide"),
+                         "you removed too much: the press has more than its crank's one DOF; keep "
+                         "exactly one translational guide"),
         ],
     )
 )

@@ -489,6 +489,9 @@ register(
                     "A is the transverse moment about the PIVOT: A = A_c + m l^2 (parallel axis)"),
             Mistake(lambda theta_deg, **p: precession_rates(theta_deg=90.0 - theta_deg, **p)[0],
                     "theta is the tilt from the vertical: cos(theta), not sin(theta)"),
+            Mistake(lambda theta_deg, **p: precession_rates(theta_deg=math.degrees(theta_deg), **p)[0],
+                    "you took the cosine of the tilt in degrees: math.cos takes radians "
+                    "(math.radians(theta_deg))"),
             Mistake(lambda **p: _slow_rate(**p) / (2 * math.pi),
                     "that is in revolutions per second; give Omega in rad/s"),
         ],

@@ -14,8 +14,8 @@ Three layers, used by :mod:`mbdlib.exercises.core`:
 * :func:`diagnose` writes the generic hint when the answer is wrong and no
   exercise-specific mistake matched: shape, NaN, transpose, sign flip, a
   factor of 2, degrees, a constant factor, then the entries that are off, by
-  name and how (too large, too small, wrong sign, zero, missing) -- never the
-  expected value itself.
+  name and how (too large, too small, wrong sign, a zero where a term is
+  missing) -- never the expected value itself, not even "should be zero".
 
 Vectors are compared as 1-D arrays, so ``(3,)``, ``(3, 1)`` and ``(1, 3)`` are
 all accepted where a 3-vector is expected; matrices must have the exact shape.
@@ -110,6 +110,16 @@ def normalize(x):
         if a.ndim == 0:
             msg = f"your answer is a {type(x).__name__}; give a number, an array or a formula"
             raise AnswerTypeError(msg)
+        holes = [i for i, v in np.ndenumerate(a) if v is None or v is Ellipsis]
+        if holes:
+            where = ", ".join(_index(i) for i in holes[:3]) + (" ..." if len(holes) > 3 else "")
+            raise AnswerTypeError(f"entry {where} of your answer is None: fill in every entry")
+        texts = [i for i, v in np.ndenumerate(a) if isinstance(v, (str, bytes))]
+        if texts:
+            raise AnswerTypeError(f"entry {_index(texts[0])} of your answer is a string, not a number: "
+                                  "remove the quotes")
+        if any(isinstance(v, numbers.Complex) and not isinstance(v, numbers.Real) for v in a.flat):
+            raise AnswerTypeError("your answer contains complex numbers; expected real ones")
         if any(isinstance(v, (sp.Basic, sp.MatrixBase)) for v in a.flat):
             if a.ndim > 2 or any(isinstance(v, sp.MatrixBase) for v in a.flat):
                 raise AnswerTypeError("your answer mixes arrays and matrices; give one array or one Matrix")
@@ -121,8 +131,11 @@ def normalize(x):
             raise AnswerTypeError(f"your answer contains something that is not a number ({exc})") from None
     if np.iscomplexobj(a):
         raise AnswerTypeError("your answer contains complex numbers; expected real ones")
+    if a.dtype.kind in "SU":
+        raise AnswerTypeError("your answer is an array of strings, not numbers: remove the quotes "
+                              "(or convert with float)")
     if a.dtype.kind not in "biuf":
-        raise AnswerTypeError(f"your answer is an array of {a.dtype} values, not numbers")
+        raise AnswerTypeError(f"your answer is an array of {a.dtype.name} values, not numbers")
     return a.astype(float)
 
 
@@ -244,7 +257,7 @@ def same(student, expected, rtol: float = 1e-6, atol: float = 1e-9, seed: int = 
 
 
 def diagnose(student, expected, rtol: float = 1e-6, atol: float = 1e-9, seed: int = 0) -> str:
-    """The generic hint for a wrong answer (no exercise-specific mistake matched).
+    """The generic hint for a wrong answer (no exercise-specific mistake matched): :func:`diagnosis`'s text.
 
     Examples
     --------
@@ -259,18 +272,32 @@ def diagnose(student, expected, rtol: float = 1e-6, atol: float = 1e-9, seed: in
     >>> diagnose(normalize([1.0, 2.0]), normalize(A))
     'your answer has shape (2,), expected shape (2, 2)'
     """
+    return diagnosis(student, expected, rtol, atol, seed)[1]
+
+
+def diagnosis(student, expected, rtol: float = 1e-6, atol: float = 1e-9, seed: int = 0) -> tuple[str, str]:
+    """``(kind, hint)`` for a wrong answer: a stable key of the kind of mistake, and :func:`diagnose`'s hint.
+
+    Kinds: ``shape``, ``numbers-for-formula``, ``extra-symbol``, ``nan``, ``transpose``, ``sign``,
+    ``factor-2``, ``degrees``, ``radians``, ``multiple``, ``too-large``, ``too-small``, ``entries``.
+
+    >>> diagnosis(normalize([2.0, 4.0]), normalize([1.0, 2.0]))
+    ('factor-2', 'your answer is 2 times the expected one: check a factor of 2')
+    """
     s_shape, e_shape = shape_of(student), shape_of(expected)
     if s_shape != e_shape:
         what = "a single number" if s_shape == () else f"shape {s_shape}"
         want = "a single number" if e_shape == () else f"shape {e_shape}"
-        return f"your answer has {what}, expected {want}"
+        return "shape", f"your answer has {what}, expected {want}"
     s_sym, e_sym = isinstance(student, sp.MatrixBase), isinstance(expected, sp.MatrixBase)
     names = symbol_names(expected)
     if e_sym and not s_sym:
-        return f"expected a formula in {', '.join(names)} (sympy symbols), you gave numbers"
+        return "numbers-for-formula", (f"expected a formula in {', '.join(names)} (sympy symbols), you gave "
+                                       "numbers")
     extra = sorted(set(symbol_names(student)) - set(names))
     if extra:
-        return f"your formula contains {', '.join(extra)}, which the answer does not depend on"
+        return "extra-symbol", (f"your formula contains {', '.join(extra)}, which the answer does not "
+                                "depend on")
     where = ""
     if e_sym:
         point = sample_points(names, seed, 1)[0]
@@ -281,22 +308,24 @@ def diagnose(student, expected, rtol: float = 1e-6, atol: float = 1e-9, seed: in
     return _diagnose_numbers(s, e, rtol, atol, where)
 
 
-def _diagnose_numbers(s: np.ndarray, e: np.ndarray, rtol: float, atol: float, where: str = "") -> str:
+def _diagnose_numbers(s: np.ndarray, e: np.ndarray, rtol: float, atol: float,
+                      where: str = "") -> tuple[str, str]:
     """Say how the numbers are wrong (which entries, sign, factor, units) without printing expected values."""
     bad = ~np.isfinite(s)
     if bad.any():
         kind = "NaN" if np.isnan(s).any() else "an infinite value"
         at = "" if s.ndim == 0 else f" (entry {_index(np.argwhere(bad)[0])})"
-        return f"your answer contains {kind}{at}{where}: look for 0/0, a division by zero or arccos(>1)"
+        return "nan", (f"your answer contains {kind}{at}{where}: look for 0/0, a division by zero or "
+                       "arccos(>1)")
 
     def close(a, b):
         return bool(np.allclose(a, b, rtol=rtol, atol=atol))
 
     if s.ndim == 2 and s.shape[0] == s.shape[1] and close(s, e.T):
-        return "your matrix is the transpose of the expected one" + where
+        return "transpose", "your matrix is the transpose of the expected one" + where
     if close(s, -e):
         everywhere = "" if s.ndim == 0 else " everywhere (your answer is minus the expected one)"
-        return "the sign is wrong" + everywhere + where
+        return "sign", "the sign is wrong" + everywhere + where
     nz = np.abs(e) > atol
     if nz.any():
         ratio = s[nz] / e[nz] if s.ndim else np.asarray([s / e])
@@ -304,30 +333,32 @@ def _diagnose_numbers(s: np.ndarray, e: np.ndarray, rtol: float, atol: float, wh
         if c != 0 and not np.isclose(c, 1.0, rtol=rtol) and close(s, c * e):
             for label, value in (("2", 2.0), ("1/2", 0.5), ("-2", -2.0), ("-1/2", -0.5)):
                 if np.isclose(c, value, rtol=1e-6):
-                    return f"your answer is {label} times the expected one{where}: check a factor of 2"
+                    return "factor-2", (f"your answer is {label} times the expected one{where}: check a "
+                                        "factor of 2")
             if np.isclose(abs(c), 180 / np.pi, rtol=1e-4):
-                return f"your answer looks like degrees{where}: give radians"
+                return "degrees", f"your answer looks like degrees{where}: give radians"
             if np.isclose(abs(c), np.pi / 180, rtol=1e-4):
-                return f"your answer looks like radians where degrees are expected{where}"
+                return "radians", f"your answer looks like radians where degrees are expected{where}"
             if s.size > 1:  # (any single wrong number is a multiple of the right one)
-                return f"your answer is a constant multiple of the expected one{where}: check units, scale"
+                return "multiple", (f"your answer is a constant multiple of the expected one{where}: check "
+                                    "units, scale")
     if s.ndim == 0:
         side = "too large" if s > e else "too small"
-        return f"your value{where} is {side}"
+        return side.replace(" ", "-"), f"your value{where} is {side}"
     off = ~np.isclose(s, e, rtol=rtol, atol=atol)
     idx = [tuple(i) for i in np.argwhere(off)]
     parts = []
     for i in idx[:3]:
-        if np.isclose(s[i], -e[i], rtol=rtol, atol=atol):
+        # direction only: never "should be zero" (that is the expected value itself)
+        side = "too large" if s[i] > e[i] else "too small"
+        if abs(e[i]) > atol and np.isclose(s[i], -e[i], rtol=rtol, atol=atol):
             how = "has the wrong sign"
-        elif abs(e[i]) <= atol:
-            how = "should be zero"
         elif abs(s[i]) <= atol:
-            how = "is zero but should not be: a missing term?"
+            how = f"is zero ({side}): a missing term?"
         else:
-            how = "is too large" if s[i] > e[i] else "is too small"
+            how = f"is {side}"
         parts.append(f"entry {_index(i)} {how}")
     text = "; ".join(parts)
     if len(idx) > 3:
         text = f"{len(idx)} of {s.size} entries are off, e.g. " + text
-    return text + where
+    return "entries", text + where

@@ -41,6 +41,8 @@ imported on demand the first time one of their exercise ids is needed.
 from __future__ import annotations
 
 import base64
+import hashlib
+import hmac
 import html
 import importlib
 import json
@@ -53,7 +55,7 @@ import numpy as np
 import sympy as sp
 
 from .answers import serialize
-from .compare import AnswerTypeError, diagnose, normalize, same, shape_of
+from .compare import AnswerTypeError, diagnose, diagnosis, normalize, same, shape_of
 
 MIME = "application/vnd.mbdlib.check+json"
 """Mimetype of the record each check displays (read by :mod:`mbdlib.exercises.grade`)."""
@@ -77,11 +79,33 @@ class Mistake:
     answer: Callable[..., Any] | None
     hint: str
     test: Callable[[Any, Any], bool] | None = None
+    key: str = ""
 
     @classmethod
-    def when(cls, test: Callable[[Any, Any], bool], hint: str) -> Mistake:
+    def when(cls, test: Callable[[Any, Any], bool], hint: str, key: str = "") -> Mistake:
         """A mistake recognised by a predicate ``test(student, expected) -> bool``."""
-        return cls(None, hint, test)
+        return cls(None, hint, test, key)
+
+    @property
+    def slug(self) -> str:
+        """The mistake's stable key: ``key`` if given, else the hint's first words and a digest of it.
+
+        Grading writes it into ``grades.csv`` so that an instructor can count who made which mistake; it
+        stays the same from run to run as long as the hint does, and two different hints never share it.
+
+        >>> Mistake(None, "your matrix is the transpose of A: columns are body axes").slug
+        'matrix-transpose-columns-body-axes-9fb511'
+        """
+        return self.key or f"{_slug(self.hint)}-{hashlib.sha256(self.hint.encode()).hexdigest()[:6]}"
+
+
+_STOP = {"a", "an", "the", "is", "are", "of", "you", "your", "it", "its", "in", "to", "that", "this", "not",
+         "and", "or", "be", "by", "for", "on", "as", "at", "with", "from", "was", "were", "has", "have"}
+
+
+def _slug(text: str, words: int = 5) -> str:
+    kept = [w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _STOP]
+    return "-".join(kept[:words]) or "mistake"
 
 
 @dataclass
@@ -200,12 +224,17 @@ class Verdict:
     points: float
     max_points: float
     hint: str = ""
+    mistake: str = ""
+    """The key of the mistake recognised, if any: ``Mistake.slug``, or ``generic:<kind>``, ``type:<kind>``."""
 
     def text(self) -> str:
         """One line for people, e.g. ``✓ 1.3 correct (2/2 points)`` (``✓ 3.P1 correct`` for practice)."""
         if self.verdict == "correct":
             if not self.max_points:
                 return f"✓ {self.exercise} correct"
+            if self.hint:  # a function exercise (the public cases only), or its solution was shown
+                at_stake = f" ({_num(self.max_points)} points)" if self.points else ""
+                return f"✓ {self.exercise} correct {self.hint}{at_stake}"
             return f"✓ {self.exercise} correct ({_num(self.points)}/{_num(self.max_points)} points)"
         if self.verdict == "unanswered":
             return f"… {self.exercise} not answered yet: {self.hint}"
@@ -356,8 +385,8 @@ def judge(ex: Exercise, outputs: Sequence, cases: Sequence[tuple], params: dict 
     """
     params = dict(ex.params if params is None else params)
 
-    def verdict(kind: str, hint: str = "") -> Verdict:
-        return Verdict(ex.id, kind, ex.points if kind == "correct" else 0, ex.points, hint)
+    def verdict(kind: str, hint: str = "", mistake: str = "") -> Verdict:
+        return Verdict(ex.id, kind, ex.points if kind == "correct" else 0, ex.points, hint, mistake)
 
     cases = list(cases)
     if len(outputs) != len(cases):
@@ -371,41 +400,53 @@ def judge(ex: Exercise, outputs: Sequence, cases: Sequence[tuple], params: dict 
             msg = str(exc)
             if ex.is_function:
                 msg = msg.replace("your answer", "your function's result", 1)
-            return verdict("wrong", msg + where)
-
-    def produce_all(produce: Callable) -> list:
-        return [normalize(produce(*c, **params)) for c in cases]
-
-    def all_same(expected: list) -> bool:
-        pairs = enumerate(zip(given, expected, strict=True))
-        return all(same(g, e, ex.rtol, ex.atol, seed=i) for i, (g, e) in pairs)
-
-    keys = produce_all(ex.reference)
-    if all_same(keys):
+            return verdict("wrong", msg + where, "type:" + _slug(str(exc), 3))
+    keys = _keys(ex, cases, params)
+    if _all_same(ex, given, keys) or any(_all_same(ex, given, a) for a in _alternatives(ex, cases, params)):
         return verdict("correct")
+    mistake = _known_mistake(ex, given, keys, cases, params)
+    if mistake is not None:
+        return verdict("wrong", mistake.hint, mistake.slug)
+    for i, (g, k, c) in enumerate(zip(given, keys, cases, strict=True)):
+        if not same(g, k, ex.rtol, ex.atol, seed=i):
+            kind, hint = diagnosis(g, k, ex.rtol, ex.atol, seed=i)
+            if ex.is_function:
+                hint = f"for input {_describe(c)}: {hint}"
+            return verdict("wrong", hint, "generic:" + kind)
+    return verdict("wrong", "your answer is not the expected one")  # pragma: no cover - unreachable
+
+
+def _keys(ex: Exercise, cases: Sequence[tuple], params: dict) -> list:
+    return [normalize(ex.reference(*c, **params)) for c in cases]
+
+
+def _alternatives(ex: Exercise, cases: Sequence[tuple], params: dict):
     for alt in ex.alternatives:
         try:
-            if all_same(produce_all(alt)):
-                return verdict("correct")
+            yield [normalize(alt(*c, **params)) for c in cases]
         except Exception:  # noqa: BLE001 - an alternative that does not apply here does not match
-            pass
+            continue
+
+
+def _all_same(ex: Exercise, given: list, expected: list) -> bool:
+    pairs = enumerate(zip(given, expected, strict=True))
+    return all(same(g, e, ex.rtol, ex.atol, seed=i) for i, (g, e) in pairs)
+
+
+def _known_mistake(ex: Exercise, given: list, keys: list, cases: Sequence[tuple],
+                   params: dict) -> Mistake | None:
+    """The first of the exercise's mistakes that the normalised results ``given`` match, if any."""
     for mistake in ex.mistakes:
         try:
             if mistake.test is not None:
                 hit = all(bool(mistake.test(g, k)) for g, k in zip(given, keys, strict=True))
             else:
-                hit = all_same(produce_all(mistake.answer))
+                hit = _all_same(ex, given, [normalize(mistake.answer(*c, **params)) for c in cases])
         except Exception:  # noqa: BLE001 - a mistake that cannot be produced here does not match
             hit = False
         if hit:
-            return verdict("wrong", mistake.hint)
-    for i, (g, k, c) in enumerate(zip(given, keys, cases, strict=True)):
-        if not same(g, k, ex.rtol, ex.atol, seed=i):
-            hint = diagnose(g, k, ex.rtol, ex.atol, seed=i)
-            if ex.is_function:
-                hint = f"for input {_describe(c)}: {hint}"
-            return verdict("wrong", hint)
-    return verdict("wrong", "your answer is not the expected one")  # pragma: no cover - unreachable
+            return mistake
+    return None
 
 
 def evaluate(exercise_id: str, answer: Any, params: dict | None = None) -> Verdict:
@@ -443,13 +484,45 @@ def evaluate(exercise_id: str, answer: Any, params: dict | None = None) -> Verdi
 # ---------------------------------------------------------------- variants in a released notebook
 _VARIANT: dict = {}       # {"student": ..., "params": {exercise id: params}} of a released notebook
 _SUBMITTED: dict = {}     # exercise id -> the function handed to check() (read by the grader's cell)
+_SHOWN: set = set()       # exercises whose solution this kernel has shown (later checks say so)
 
 
-def encode_variant(student: str, chapter: int, params: dict, course: str = "") -> str:
-    """The token a released notebook passes to :func:`use_variant`: the student's parameters, no keys."""
+def encode_variant(student: str, chapter: int, params: dict, course: str = "",
+                   secret: bytes | None = None) -> str:
+    """The token a released notebook passes to :func:`use_variant`: the student's parameters, no keys.
+
+    With the course ``secret`` the token also carries ``key_id``, a fingerprint of the secret (so that the
+    grader can tell a wrong ``--secret-file`` from a wrong answer), and ``mac``, an HMAC of the rest (so
+    that an edited variant cell is recognised); neither says anything about the secret or a key.
+    """
     payload = {"student": str(student), "chapter": int(chapter), "course": str(course),
                "params": {k: _jsonable(v) for k, v in params.items()}}
+    if secret is not None:
+        payload["key_id"] = key_id(secret)
+        payload["mac"] = variant_mac(secret, payload)
     return base64.urlsafe_b64encode(json.dumps(payload, sort_keys=True).encode()).decode()
+
+
+def key_id(secret: bytes) -> str:
+    """A short public fingerprint of the course secret (HMAC of a constant): which secret, not the secret."""
+    return hmac.new(secret, b"mbdlib variant key id", hashlib.sha256).hexdigest()[:12]
+
+
+def variant_mac(secret: bytes, payload: dict) -> str:
+    """The HMAC-SHA256 (hex) of a variant token's payload without its ``mac``."""
+    body = json.dumps({k: v for k, v in payload.items() if k != "mac"}, sort_keys=True).encode()
+    return hmac.new(secret, body, hashlib.sha256).hexdigest()
+
+
+def decode_variant(token: str) -> dict:
+    """The payload of a variant token (``ValueError`` if it is not one)."""
+    try:
+        payload = json.loads(base64.urlsafe_b64decode(str(token).encode()))
+        if not (isinstance(payload, dict) and isinstance(payload.get("params"), dict)):
+            raise ValueError("no parameters")
+        return payload
+    except Exception as exc:  # noqa: BLE001
+        raise ValueError("not a variant token") from exc
 
 
 def _jsonable(x):
@@ -467,7 +540,7 @@ def _jsonable(x):
 def use_variant(token: str) -> None:
     """Load the parameters of a released notebook (its first code cell calls this; do not edit it)."""
     try:
-        payload = json.loads(base64.urlsafe_b64decode(token.encode()))
+        payload = decode_variant(token)
         params = {str(k): dict(v) for k, v in payload["params"].items()}
     except Exception as exc:  # noqa: BLE001
         raise ValueError("this notebook's variant cell was changed: ask your instructor for a new "
@@ -499,9 +572,24 @@ def _in_variant(exercise: Exercise) -> bool:
 
 
 def _pending(exercise: Exercise, answer: Any) -> Verdict:
-    """A variant's value answer, checked without the key: type, shape, finiteness, the sanity test."""
-    def verdict(kind: str, hint: str) -> Verdict:
-        return Verdict(exercise.id, kind, 0, exercise.points, hint)
+    """A variant's value answer in a released notebook: :func:`formative` with this notebook's numbers."""
+    return formative(exercise, answer, params(exercise.id))
+
+
+def formative(exercise: Exercise, answer: Any, params: dict | None = None) -> Verdict:
+    """What a released notebook says about a value answer: problems and known mistakes, never the verdict.
+
+    It checks what needs no key (type, shape, finite numbers, the exercise's sanity test: a wrong answer
+    for sure, shown as such), then runs the exercise's mistake detectors on the student's own numbers
+    ``params``: a recognised mistake gives its hint, as formative feedback. Otherwise (a right answer, or a
+    wrong one no detector knows) it says only that the answer is recorded: the verdict comes at grading.
+    Withholding the hints would protect nothing (the library computes the key of any numbers), while the
+    verdict stays the grader's.
+    """
+    params = dict(exercise.params if params is None else params)
+
+    def verdict(kind: str, hint: str, mistake: str = "") -> Verdict:
+        return Verdict(exercise.id, kind, 0, exercise.points, hint, mistake)
 
     try:
         [out] = outputs_of(exercise, answer, [()])
@@ -510,19 +598,33 @@ def _pending(exercise: Exercise, answer: Any) -> Verdict:
     try:
         given = normalize(out)
     except AnswerTypeError as exc:
-        return verdict("wrong", str(exc))
-    shape = shape_of(normalize(exercise.key()))  # the public key has the variant's shape
+        return verdict("wrong", str(exc), "type:" + _slug(str(exc), 3))
+    public = normalize(exercise.key())
+    shape = shape_of(public)  # the public key has the variant's shape
     if shape_of(given) != shape:
-        return verdict("wrong", diagnose(given, normalize(exercise.key())).split(":")[0])
+        return verdict("wrong", diagnose(given, public).split(":")[0], "generic:shape")
     if not isinstance(given, sp.MatrixBase) and not np.all(np.isfinite(given)):
-        return verdict("wrong", "your answer contains NaN or an infinite value")
+        return verdict("wrong", "your answer contains NaN or an infinite value", "generic:nan")
     if exercise.sanity is not None:
-        problem = exercise.sanity(out, **params(exercise.id))
+        try:
+            problem = exercise.sanity(out, **params)
+        except Exception:  # noqa: BLE001 - a sanity test that cannot run says nothing
+            problem = None
         if problem:
-            return verdict("wrong", problem)
+            return verdict("wrong", problem, "sanity:" + _slug(problem, 3))
     what = "a single number" if shape == () else f"shape {shape}"
-    return verdict("pending", f"recorded: {what}, no problem visible without the key; the verdict comes at "
-                              "grading (your variant)")
+    at_grading = "the verdict comes at grading (your variant)"
+    try:
+        keys = _keys(exercise, [()], params)
+        right = _all_same(exercise, [given], keys) or any(
+            _all_same(exercise, [given], alt) for alt in _alternatives(exercise, [()], params))
+        mistake = None if right else _known_mistake(exercise, [given], keys, [()], params)
+    except Exception:  # noqa: BLE001 - no formative hint rather than a crash
+        mistake = None
+    if mistake is not None:
+        hint = f"recorded; a hint on your numbers: {mistake.hint}. The {at_grading[4:]}"
+        return verdict("pending", hint, mistake.slug)
+    return verdict("pending", f"recorded: {what}, none of the common mistakes we check for; {at_grading}")
 
 
 def _record(exercise: Exercise, answer: Any) -> dict:
@@ -576,6 +678,11 @@ def check(exercise_id: str, answer: Any) -> None:
         _show(v._repr_mimebundle_(), v.text())
         return
     v = _pending(exercise, answer) if _in_variant(exercise) else evaluate(exercise.id, answer)
+    if v.verdict == "correct" and exercise.is_function and exercise.hidden_cases is not None \
+            and not exercise.practice:
+        v = Verdict(v.exercise, v.verdict, v.points, v.max_points, PUBLIC_ONLY)
+    if exercise.id in _SHOWN:
+        v = Verdict(v.exercise, v.verdict, 0, v.max_points, _after_solution(v))
     if exercise.practice:
         # practice inside a book page is never graded: no record of the answer (the book renders the
         # verdict's text/html; an unknown record type would be a build warning, and its digits would vary
@@ -587,6 +694,15 @@ def check(exercise_id: str, answer: Any) -> None:
     except Exception:  # noqa: BLE001 - never crash the notebook
         record = {"schema": RECORD_SCHEMA, "exercise": exercise.id, "answer": {"type": "other", "repr": "?"}}
     _show({**v._repr_mimebundle_(), MIME: record}, v.text())
+
+
+PUBLIC_ONLY = "on the public cases; grading also uses unseen ones"
+"""What a function exercise's check adds to "correct": the grader calls the function on other cases too."""
+
+
+def _after_solution(v: Verdict) -> str:
+    return (f"{v.hint} — " if v.hint else "") + ("but its solution was shown in this notebook: it scores 0 "
+                                                 "points at grading")
 
 
 def assert_correct(exercise_id: str, answer: Any) -> None:
@@ -603,9 +719,11 @@ def assert_correct(exercise_id: str, answer: Any) -> None:
 
 
 def show_solution(exercise_id: str) -> None:
-    """Show the expected answer of a (public) exercise; the record marks the exercise "solution shown".
+    """Show the expected answer of a (public) exercise; it then scores 0 points at grading, and says so.
 
-    In a released variant the key is not in the notebook: it is computed at grading.
+    The record marks the exercise "solution shown" (the grader gives it no points) and later checks in the
+    same notebook repeat it. Practice exercises (never graded) just show their answer. In a released
+    variant the key of the student's own numbers is not shown (nothing is recorded).
     """
     try:
         exercise = get(exercise_id)
@@ -613,8 +731,8 @@ def show_solution(exercise_id: str) -> None:
         _show({"text/plain": str(exc)}, str(exc))
         return
     if exercise.id in _VARIANT.get("params", {}):
-        text = (f"{exercise.id}: the key of your variant is not in this notebook; it is computed at grading "
-                "from the course secret")
+        text = (f"{exercise.id}: no solution is shown for your own numbers (your variant); your answer is "
+                "judged at grading. Nothing was recorded: the exercise still counts.")
         _show({"text/plain": text}, text)
         return
     if exercise.is_function:
@@ -622,10 +740,13 @@ def show_solution(exercise_id: str) -> None:
                  f"{_format(exercise.key(*c))}" for c in exercise.grading_cases(None)]
     else:
         lines = [f"{exercise.id} solution: {_format(exercise.key())}"]
+    if not exercise.practice:
+        _SHOWN.add(exercise.id)
+        lines.insert(0, f"{exercise.id}: solution shown, so this exercise will score 0 points at grading")
     text = "\n".join(lines)
     record = {"schema": RECORD_SCHEMA, "exercise": exercise.id, "solution_shown": True,
               "variant": _VARIANT.get("student", "") or "public"}
-    _show({"text/plain": text, MIME: record}, text)
+    _show({"text/plain": text, MIME: record} if not exercise.practice else {"text/plain": text}, text)
 
 
 def _format(x) -> str:

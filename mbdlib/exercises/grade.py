@@ -1,44 +1,42 @@
-"""Batch grading that decides for itself: confined kernels, identities from files or a roster, verdicts
-recomputed from the answers with the grader's own keys (and per-student variants).
+"""Batch grading that decides for itself and flags what it cannot decide.
 
-Each submission runs in its own temporary copy of the assignment folder, in a kernel with a memory and a
-CPU-time limit, without network and with a read-only view of everything else where this machine allows it
-(:mod:`.sandbox`), under one wall-clock budget (each cell gets the time that is left). The grader appends one
-cell that calls the student's functions on hidden cases (:mod:`.collect`). It then reads the **answers** the
-notebook recorded (never its displayed verdicts), rebuilds them as data (:mod:`.answers`), and judges each
-one in this process against keys computed from the exercise's parameters: the public ones, or, with the
-course secret, the student's variant (:func:`variant_rng`). One CSV row per student per exercise::
+Each submission runs in a confined kernel (:mod:`.sandbox`: its own folder and user, no network, nothing
+of the instructor's visible, memory, process and CPU limits) under one wall-clock budget. The grader
+appends one cell that calls the student's functions on hidden cases (:mod:`.collect`), reads the
+**answers** the notebook recorded (never its displayed verdicts, and at most :data:`MAX_OUTPUT_MB` of
+output), and judges them in a child process with a time and memory limit (:mod:`.judging`) against keys
+computed from the exercise's parameters: the public ones, or, with the course secret, the student's
+variant (:mod:`.variants`). One CSV row per student per exercise::
 
-    student,name,exercise,verdict,points,max_points,hint
+    student,name,exercise,verdict,points,max_points,hint,mistake
 
-Verdicts: ``correct``, ``wrong``, ``unanswered``, ``error`` (the student's function raised), and
+Verdicts: ``correct``, ``wrong``, ``unanswered``, ``error`` (the student's function raised, or the answer
+could not be judged in time), and
 
 * ``missing``: no record of an answer for this exercise (a deleted check cell, or a record without an answer);
 * ``solution-shown``: the notebook asked for the solution (``show_solution``); no points;
 * ``not-run``: the notebook stopped (an error, or a killed kernel: memory or CPU limit) before the check;
 * ``timeout``: the notebook was still running when its time was up;
-* ``invalid-notebook``: the file is not a readable notebook;
+* ``invalid-notebook``: the file is not a readable notebook, or is larger than the limit;
 * ``duplicate``: two files for one student (neither is graded; both are reported);
+* ``variant-unverifiable``: the notebook has per-student numbers the grader cannot verify (no secret, another
+  secret, an edited variant cell): not graded, no points;
 * ``no-submission``: a student of the roster without a file.
 
-Rows are written student by student (one write, flushed), so an interrupted run loses nothing already
-graded; ``--resume`` keeps the students whose rows are complete and grades the others. ``--totals`` writes
-one row per student (points, maximum, percentage) for a gradebook import.
+Nothing is guessed: every file that matches no one, every duplicate, unreadable or oversized file, every
+unverifiable or borrowed variant is a :class:`.roster.Problem` (written to the problems file), and
+:attr:`GradingRun.exit_status` is then 1. Rows are written student by student (one write, flushed), so an
+interrupted run loses nothing already graded; ``resume`` keeps the students whose rows are complete.
 """
 
 from __future__ import annotations
 
 import base64
-import csv
-import hashlib
-import hmac
 import json
 import math
 import os
 import re
 import secrets
-import shutil
-import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -46,141 +44,50 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
-import numpy as np
 
-from .answers import RecordError, deserialize
 from .collect import encode_cases
-from .core import MIME, RECORD_SCHEMA, Exercise, Verdict, exercises, get, judge
-from .sandbox import SandboxConfig, isolation_available, kernel_argv
+from .core import MIME, RECORD_SCHEMA, Verdict, exercises, get
+from .exports import (
+    FIELDS,
+    csv_text,
+    feedback_markdown,
+    mistake_counts,
+    write_mistakes,
+    write_problems,
+    write_totals,
+)
+from .judging import JUDGE_SECONDS, close_servers, judge_all, judge_function, judge_value
+from .roster import BENIGN, Problem, Student, match_files, read_roster
+from .sandbox import PYTHON, Jail, SandboxConfig, describe, isolation_available, sweep
+from .variants import (
+    PUBLIC_SALT,
+    check_variant,
+    problem_of,
+    read_secret,
+    student_cases,
+    student_params,
+    variant_rng,
+)
 
-FIELDS = ["student", "name", "exercise", "verdict", "points", "max_points", "hint"]
-TOTAL_FIELDS = ["student", "name", "points", "max_points", "percent"]
-PUBLIC_SALT = b"mbdlib public grading cases"
+__all__ = ["grade", "run_submission", "execute", "GradingRun", "Submission", "records_in", "chapter_of",
+           "FIELDS", "MAX_NOTEBOOK_MB", "MAX_OUTPUT_MB", "PUBLIC_SALT", "problem_of", "read_secret",
+           "student_cases", "student_params", "variant_rng", "read_roster", "match_files", "write_totals",
+           "feedback_markdown"]
 
+#: Largest notebook file the grader reads (MB); a larger one is reported, not opened.
+MAX_NOTEBOOK_MB = 20
+#: Output a notebook may send the grader while it runs (MB); beyond it the run is stopped.
+MAX_OUTPUT_MB = 64
+#: Largest single message from a kernel (MB): ZeroMQ drops the connection beyond it.
+MAX_MESSAGE_MB = 64
 
-# ---------------------------------------------------------------- identities
-@dataclass(frozen=True)
-class Student:
-    """A student: id (what the gradebook knows), name, and the file name of their submission."""
-
-    id: str
-    name: str
-    file: str
-
-
-def read_roster(path: str | Path) -> list[Student]:
-    """Students from a CSV file with the columns ``student_id``, ``name`` and ``file`` (header required).
-
-    ``file`` is the submission's file name (``alice.ipynb``; the ``.ipynb`` may be left out); ids and
-    files must be unique.
-    """
-    with Path(path).open(newline="", encoding="utf-8-sig") as f:
-        reader = csv.DictReader(f)
-        missing = {"student_id", "name", "file"} - set(reader.fieldnames or [])
-        if missing:
-            raise ValueError(f"roster {path}: missing column(s) {sorted(missing)} "
-                             "(it needs student_id, name, file)")
-        students = []
-        for n, row in enumerate(reader, start=2):
-            sid, name, file = (row["student_id"] or "").strip(), (row["name"] or "").strip(), \
-                (row["file"] or "").strip()
-            if not sid or not file:
-                raise ValueError(f"roster {path}, line {n}: student_id and file must not be empty")
-            students.append(Student(sid, name or sid, file if file.endswith(".ipynb") else f"{file}.ipynb"))
-    for attr in ("id", "file"):
-        seen: dict[str, int] = {}
-        for s in students:
-            seen[getattr(s, attr)] = seen.get(getattr(s, attr), 0) + 1
-        twice = [k for k, v in seen.items() if v > 1]
-        if twice:
-            raise ValueError(f"roster {path}: {attr} listed twice: {', '.join(sorted(twice))}")
-    return students
+_judge_value, _judge_function = judge_value, judge_function  # (the names the tests have always used)
 
 
-def match_files(files: list[Path], roster: list[Student] | None) -> tuple[dict[Path, Student], dict, list]:
-    """Who each file belongs to, by its name only (never by what the notebook says about itself).
-
-    Returns ``(graded, duplicates, problems)``: files to grade with their student; students with more
-    than one file ``{student: [files]}`` (not graded); and a list of messages (files matching no one,
-    students without a file, duplicates), for the instructor.
-    """
-    problems: list[str] = []
-    owner: dict[Path, Student] = {}
-    if roster is None:
-        for p in files:
-            owner[p] = Student(p.stem, p.stem, p.name)
-    else:
-        by_file = {s.file: s for s in roster}
-        for p in files:
-            s = by_file.get(p.name)
-            if s is None:
-                problems.append(f"{p}: matches no student of the roster (not graded)")
-            else:
-                owner[p] = s
-    by_student: dict[Student, list[Path]] = {}
-    for p, s in owner.items():
-        by_student.setdefault(s, []).append(p)
-    duplicates = {s: ps for s, ps in by_student.items() if len(ps) > 1}
-    for s, ps in duplicates.items():
-        problems.append(f"{s.id}: {len(ps)} files ({', '.join(map(str, ps))}); none graded")
-    graded = {p: s for p, s in owner.items() if s not in duplicates}
-    if roster is not None:
-        for s in roster:
-            if s not in by_student:
-                problems.append(f"{s.id}: no submission (expected {s.file})")
-    return graded, duplicates, problems
-
-
-# ---------------------------------------------------------------- variants and hidden cases
-def variant_rng(secret: bytes | None, student: str, exercise: str, purpose: str) -> np.random.Generator:
-    """The random generator of one student's variant of one exercise (``purpose``: "params" or "cases").
-
-    Seeded by HMAC-SHA256(secret, student | exercise | purpose): without the secret the seed cannot be
-    guessed. Without a secret a fixed public salt is used (self-study grading).
-    """
-    key = secret if secret else PUBLIC_SALT
-    digest = hmac.new(key, f"{student}|{exercise}|{purpose}".encode(), hashlib.sha256).digest()
-    return np.random.default_rng(int.from_bytes(digest[:16], "big"))
-
-
-def read_secret(path: str | Path) -> bytes:
-    """The course secret (the file's bytes, surrounding white space removed; at least 16 bytes)."""
-    data = Path(path).read_bytes().strip()
-    if len(data) < 16:
-        raise ValueError(f"secret file {path}: at least 16 bytes please (e.g. `python -c \"import secrets; "
-                         f"print(secrets.token_hex(32))\" > {path}`)")
-    return data
-
-
-def problem_of(exercise_id: str) -> str:
-    """The problem an exercise belongs to: the parts "5.8a", "5.8b" of a multi-part problem share "5.8".
-
-    >>> problem_of("5.8b"), problem_of("1.10")
-    ('5.8', '1.10')
-    """
-    return re.sub(r"[a-z]$", "", exercise_id)
-
-
-def student_params(exercise: Exercise, student: str, secret: bytes | None) -> dict:
-    """The parameters of ``student``'s variant (the public ones without a secret or without variants).
-
-    The parts of a multi-part problem draw from the same seed (the problem's id): parts that describe their
-    mechanism with the same ``variant`` function get the same mechanism.
-    """
-    if secret is None or exercise.variant is None:
-        return dict(exercise.params)
-    return exercise.params_for(variant_rng(secret, student, problem_of(exercise.id), "params"))
-
-
-def student_cases(exercise: Exercise, student: str, secret: bytes | None, params: dict) -> list[tuple]:
-    """The cases ``student``'s function is graded on (hidden ones if the exercise generates them)."""
-    return exercise.grading_cases(variant_rng(secret, student, exercise.id, "cases"), params)
-
-
-# ---------------------------------------------------------------- running one notebook
+# ---------------------------------------------------------------- one graded notebook
 @dataclass
 class Submission:
-    """One graded notebook: who, which chapter, the records found, the verdicts, and how the run ended."""
+    """One graded notebook: who, which chapter, the verdicts, and how the run ended."""
 
     path: Path
     student: Student
@@ -190,6 +97,9 @@ class Submission:
     status: str = "ok"  # ok | error | timeout | invalid-notebook | duplicate | no-submission
     detail: str = ""
     seconds: float = 0.0
+    variant: str = "ok"  # ok | unverifiable | borrowed | no-variant
+    variant_detail: str = ""
+    flags: list[tuple[str, str]] = field(default_factory=list)  # (problem kind, detail) for the instructor
 
     def rows(self) -> list[dict]:
         """One CSV row per exercise of the chapter."""
@@ -209,18 +119,23 @@ class Submission:
         for i in ids:
             v = self.verdicts.get(i)
             max_points = _points(i)
-            if v is None:
+            if self.variant == "unverifiable" and self.status not in ("duplicate", "no-submission",
+                                                                      "invalid-notebook") \
+                    and _has_variant(i):
+                rows.append(self._row(i, "variant-unverifiable", self.variant_detail, 0, max_points))
+            elif v is None:
                 rows.append(self._row(i, *absent, 0, max_points))
             elif i in self.shown:
                 why = f"the solution was shown; the answer was {v.verdict}"
                 rows.append(self._row(i, "solution-shown", why, 0, max_points))
             else:
-                rows.append(self._row(i, v.verdict, v.hint, v.points, max_points))
+                rows.append(self._row(i, v.verdict, v.hint, v.points, max_points, v.mistake))
         return rows
 
-    def _row(self, exercise: str, verdict: str, hint: str, points, max_points) -> dict:
+    def _row(self, exercise: str, verdict: str, hint: str, points, max_points, mistake: str = "") -> dict:
         return {"student": self.student.id, "name": self.student.name, "exercise": exercise,
-                "verdict": verdict, "points": _num(points), "max_points": _num(max_points), "hint": hint}
+                "verdict": verdict, "points": _num(points), "max_points": _num(max_points), "hint": hint,
+                "mistake": mistake}
 
 
 def _points(exercise_id: str) -> float:
@@ -228,6 +143,13 @@ def _points(exercise_id: str) -> float:
         return get(exercise_id).points
     except KeyError:
         return 0
+
+
+def _has_variant(exercise_id: str) -> bool:
+    try:
+        return get(exercise_id).variant is not None
+    except KeyError:
+        return False
 
 
 def _num(x) -> str:
@@ -238,7 +160,8 @@ def _num(x) -> str:
 
 
 def chapter_of(nb) -> int | None:
-    """The chapter a notebook belongs to, from its metadata ``mbdlib: {"chapter": N}``."""
+    """The chapter a notebook says it belongs to (metadata ``mbdlib: {"chapter": N}``): a claim, checked
+    against the chapter being graded, never used to choose it."""
     try:
         return int(nb.metadata["mbdlib"]["chapter"])
     except (KeyError, TypeError, ValueError):
@@ -251,7 +174,7 @@ def _records(nb, skip_cells: int = 0):
     for index, cell in enumerate(cells):
         for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
             data = out.get("data", {}) if out.get("output_type") in ("display_data", "execute_result") else {}
-            rec = data.get(MIME)
+            rec = data.get(MIME) if isinstance(data, dict) else None
             if isinstance(rec, str):  # some writers store JSON mimetypes as text
                 try:
                     rec = json.loads(rec)
@@ -301,82 +224,71 @@ def grader_cell(nonce: str, spec: dict) -> nbformat.NotebookNode:
     return nbformat.v4.new_code_cell(source)
 
 
-def _judge_value(ex: Exercise, record: dict | None, params: dict) -> Verdict | None:
-    if record is None:
-        return None
-    if record.get("schema") != RECORD_SCHEMA or "answer" not in record:
-        why = "the record carries no answer (only a verdict: not graded)"
-        return Verdict(ex.id, "missing", 0, ex.points, why)
-    try:
-        answer = deserialize(record["answer"])
-    except RecordError as exc:
-        return Verdict(ex.id, "wrong", 0, ex.points, str(exc))
-    if answer is None:
-        return Verdict(ex.id, "unanswered", 0, ex.points, "replace None with your answer")
-    return judge(ex, [answer], [()], params)
+# ---------------------------------------------------------------- running a notebook
+class OutputFlood(RuntimeError):
+    """The notebook sent more output than the grader reads (:data:`MAX_OUTPUT_MB`)."""
 
 
-def _judge_function(ex: Exercise, record: dict | None, cases: list[tuple], params: dict) -> Verdict | None:
-    if record is None:
-        return None
-    if "missing" in record:
-        return Verdict(ex.id, "missing", 0, ex.points, record["missing"])
-    outputs = []
-    for out in record.get("outputs", [])[: len(cases)]:
-        if out.get("type") == "raised":
-            return Verdict(ex.id, "error", 0, ex.points, f"your function raised {out.get('error', '?')} on a "
-                                                         "grading case")
-        try:
-            value = deserialize(out)
-        except RecordError as exc:
-            return Verdict(ex.id, "wrong", 0, ex.points, f"{exc} (on a grading case)")
-        if value is None:
-            return Verdict(ex.id, "unanswered", 0, ex.points, "your function returns None")
-        outputs.append(value)
-    if len(outputs) != len(cases):
-        why = record.get("error", "the function did not finish the cases")
-        return Verdict(ex.id, "error", 0, ex.points, why)
-    v = judge(ex, outputs, cases, params)
-    if v.verdict == "wrong":  # the hidden inputs are not shown: say that it was on a grading case
-        v = Verdict(ex.id, "wrong", 0, ex.points, "on a grading case: " + re.sub(r"^for input \(.*?\): ", "",
-                                                                                    v.hint))
-    return v
+def _client_class():
+    from nbclient import NotebookClient
+
+    class BoundedClient(NotebookClient):
+        """nbclient's client, keeping at most ``max_output_bytes`` of a notebook's outputs."""
+
+        max_output_bytes = MAX_OUTPUT_MB * 1024 * 1024
+        received = 0
+
+        def process_message(self, msg, cell, cell_index):
+            content = msg.get("content") or {}
+            size = sum(len(str(v)) for v in (content.get("data") or {}).values()) + len(str(content.get(
+                "text", ""))) + len(str(content.get("traceback", "")))
+            self.received += size
+            if self.received > self.max_output_bytes:
+                raise OutputFlood(f"the notebook printed more than {self.max_output_bytes >> 20} MB")
+            return super().process_message(msg, cell, cell_index)
+
+    return BoundedClient
 
 
-class _Kernel:
-    """A kernel spec directory for one confined kernel (removed with the work folder)."""
+def _manager(jail: Jail):
+    import zmq
+    import zmq.asyncio
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import AsyncKernelManager
 
-    def __init__(self, work: Path, config: SandboxConfig, isolate: bool):
-        self.dir = work / ".kernelspec"
-        spec = self.dir / "mbdlib-sandbox"
-        spec.mkdir(parents=True)
-        env = {k: v for k, v in os.environ.items() if k == "PYTHONPATH"}
-        (spec / "kernel.json").write_text(json.dumps({
-            "argv": kernel_argv(work, config, isolate), "display_name": "mbdlib grading sandbox",
-            "language": "python", "env": env}), encoding="utf-8")
+    spec = jail.work.parent / f"{jail.work.name}-spec" / "mbdlib-sandbox"
+    spec.mkdir(parents=True)
+    argv = jail.kernel_argv([PYTHON, "-m", "ipykernel_launcher", "-f", "{connection_file}"])
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": argv, "display_name": "mbdlib grading sandbox", "language": "python", "env": {}}),
+        encoding="utf-8")
 
-    def manager(self, work: Path):
-        from jupyter_client.kernelspec import KernelSpecManager
-        from jupyter_client.manager import AsyncKernelManager
+    class Manager(AsyncKernelManager):
+        def client(self, **kwargs):  # a ZeroMQ context that drops oversized messages
+            context = zmq.asyncio.Context()
+            context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_MB * 1024 * 1024)
+            client = super().client(context=context, **kwargs)
+            client._created_context = True  # (destroyed with the client)
+            return client
 
-        # the asynchronous manager, as nbclient's own default: with a blocking one, waiting for output of a
-        # cell that never finishes would block nbclient's event loop and its timeout with it
-        ksm = KernelSpecManager(kernel_dirs=[str(self.dir)])
-        return AsyncKernelManager(kernel_name="mbdlib-sandbox", kernel_spec_manager=ksm, transport="ipc",
-                                  ip=str(work / "ipc"))
+    # the asynchronous manager, as nbclient's own default: with a blocking one, waiting for output of a cell
+    # that never finishes would block nbclient's event loop and its timeout with it
+    ksm = KernelSpecManager(kernel_dirs=[str(spec.parent)])
+    return Manager(kernel_name="mbdlib-sandbox", kernel_spec_manager=ksm, transport="ipc", ip=str(jail.ipc),
+                   connection_file=str(jail.connection_file))
 
 
 def execute(nb, cwd: str | Path, timeout: float = 120, store_widget_state: bool = False, km=None,
-            always_last: bool = False) -> tuple[str, str]:
+            always_last: bool = False, on_ready=None) -> tuple[str, str]:
     """Run a notebook's code cells in place, in a fresh kernel, within ``timeout`` seconds (wall clock).
 
     Each cell gets the time that is left. ``km``: a kernel manager (default: the ``python3`` kernel).
     With ``store_widget_state`` the widgets' state is saved in the notebook's metadata. With
-    ``always_last`` the last cell runs even after an earlier cell raised (the grader's cell).
-    Returns ``(status, detail)``: ``"ok"``, ``"error"`` (a cell raised, or the kernel died) or
-    ``"timeout"``; the outputs of the cells that ran stay in ``nb``.
+    ``always_last`` the last cell runs even after an earlier cell raised (the grader's cell). ``on_ready``
+    is called once the kernel is up, before any cell. Returns ``(status, detail)``: ``"ok"``, ``"error"``
+    (a cell raised, the kernel died, or the output exceeded :data:`MAX_OUTPUT_MB`) or ``"timeout"``; the
+    outputs of the cells that ran stay in ``nb``.
     """
-    from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
     deadline = time.monotonic() + timeout
@@ -384,13 +296,17 @@ def execute(nb, cwd: str | Path, timeout: float = 120, store_widget_state: bool 
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
-    client = NotebookClient(
+    client = _client_class()(
         nb,
         km=km,
         kernel_name="python3" if km is None else km.kernel_name,
         timeout=max(1, math.ceil(timeout)),
         startup_timeout=max(1, math.ceil(min(timeout, 60))),
         shutdown_kernel="immediate",
+        # output may come well after the reply on a loaded machine: wait for it (nbclient's 4 s default
+        # would let a check's record go missing), and call it a timeout if it never comes
+        iopub_timeout=max(1, math.ceil(min(60, timeout))),
+        raise_on_iopub_timeout=True,
         allow_errors=False,
         store_widget_state=store_widget_state,
         resources={"metadata": {"path": str(Path(cwd).resolve())}},
@@ -398,6 +314,8 @@ def execute(nb, cwd: str | Path, timeout: float = 120, store_widget_state: bool 
     index, status, detail = -1, "ok", ""
     try:
         with client.setup_kernel():
+            if on_ready is not None:
+                on_ready()
             last = len(nb.cells) - 1
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type != "code":
@@ -422,13 +340,15 @@ def execute(nb, cwd: str | Path, timeout: float = 120, store_widget_state: bool 
                     break
             if store_widget_state:
                 client.set_widgets_metadata()
+    except OutputFlood as exc:
+        return "error", f"{exc} in cell {index}: stopped"
     except CellTimeoutError:
         return "timeout", f"{_num(timeout)} s limit reached in cell {index}"
     except CellExecutionError as exc:
         ename = getattr(exc, "ename", type(exc).__name__)
         return "error", f"{ename} in cell {index}: {_short(getattr(exc, 'evalue', ''))}"
     except DeadKernelError:
-        return "error", f"the kernel died in cell {index} (memory or CPU-time limit reached?)"
+        return "error", f"the kernel died in cell {index} (memory, process or CPU-time limit reached?)"
     except Exception as exc:  # noqa: BLE001 - kernel start failures, zmq errors ...
         if time.monotonic() >= deadline:
             return "timeout", f"{_num(timeout)} s limit reached in cell {index}"
@@ -439,26 +359,56 @@ def execute(nb, cwd: str | Path, timeout: float = 120, store_widget_state: bool 
     return status, detail
 
 
+def coalesce_streams(nb) -> None:
+    """Merge consecutive stream outputs of one name in each cell (how the kernel happened to flush a print
+    is not part of the result: stored notebooks stay the same from one execution to the next)."""
+    for cell in nb.cells:
+        merged = []
+        for out in cell.get("outputs", []):
+            if merged and out.get("output_type") == "stream" and merged[-1].get("output_type") == "stream" \
+                    and merged[-1].get("name") == out.get("name"):
+                merged[-1]["text"] = merged[-1]["text"] + out["text"]
+            else:
+                merged.append(out)
+        if cell.cell_type == "code":
+            cell.outputs = merged
+
+
 def run_submission(path: str | Path, student: Student | None = None, chapter: int | None = None,
                    timeout: float = 120, secret: bytes | None = None, sandbox: SandboxConfig | None = None,
-                   isolate: bool = False, assignment: Path | None = None) -> Submission:
-    """Grade one notebook: run it confined in a temporary folder, then judge its answers here."""
+                   isolate: bool = False, assignment: Path | None = None,
+                   judge_seconds: float = JUDGE_SECONDS) -> Submission:
+    """Grade one notebook against ``chapter``: run it confined, then judge its answers in a child process."""
     path = Path(path)
     student = student or Student(path.stem, path.stem, path.name)
     sandbox = sandbox or SandboxConfig()
     start = time.monotonic()
+    sub = Submission(path, student, chapter)
     try:
+        size = path.stat().st_size
+        if size > MAX_NOTEBOOK_MB * 1024 * 1024:
+            sub.status = "invalid-notebook"
+            sub.detail = (f"the file is {size / 2**20:.0f} MB, more than the {MAX_NOTEBOOK_MB} MB a notebook "
+                          "may be")
+            return sub
         nb = nbformat.read(path, as_version=4)
     except Exception as exc:  # noqa: BLE001 - anything unreadable is an invalid notebook
-        sub = Submission(path, student, chapter, status="invalid-notebook")
+        sub.status = "invalid-notebook"
         sub.detail = f"not a readable notebook ({type(exc).__name__}: {_short(str(exc))})"
         return sub
-    sub = Submission(path, student, chapter_of(nb) or chapter)
-    if sub.chapter is None:
-        sub.status, sub.detail = "invalid-notebook", "the notebook does not say its chapter; use --chapter"
+    if chapter is None:
+        sub.status, sub.detail = "invalid-notebook", "no chapter to grade against (give the chapter)"
         return sub
+    claimed = chapter_of(nb)
+    if claimed is not None and claimed != chapter:
+        sub.flags.append(("chapter-mismatch", f"the notebook says chapter {claimed}; graded as chapter "
+                                              f"{chapter}, the chapter of this run"))
+    sub.variant, sub.variant_detail = check_variant(nb, student.id, secret, exercises(chapter))
+    if sub.variant != "ok":
+        kind = "no-variant" if sub.variant == "no-variant" else f"variant-{sub.variant}"
+        sub.flags.append((kind, sub.variant_detail))
     plan = {}
-    for ex in exercises(sub.chapter):
+    for ex in exercises(chapter):
         params = student_params(ex, student.id, secret)
         cases = student_cases(ex, student.id, secret, params) if ex.is_function else [()]
         plan[ex.id] = (ex, params, cases)
@@ -466,20 +416,24 @@ def run_submission(path: str | Path, student: Student | None = None, chapter: in
     spec = {i: {"name": ex.function_name, "cases": encode_cases(cases)}
             for i, (ex, _, cases) in plan.items() if ex.is_function}
     nb.cells.append(grader_cell(nonce, spec))
-    work = Path(tempfile.mkdtemp(prefix="mbdlib-grade-"))
+    jail = Jail(sandbox, isolate, assignment)
     try:
-        if assignment is not None:
-            shutil.copytree(assignment, work, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.ipynb"))
-        kernel = _Kernel(work, sandbox, isolate)
-        sub.status, sub.detail = execute(nb, work, timeout, km=kernel.manager(work), always_last=True)
+        sub.status, sub.detail = execute(nb, jail.work, timeout, km=_manager(jail), always_last=True,
+                                         on_ready=jail.seal)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        left = jail.close()
+        if left:
+            sub.detail = (sub.detail + "; " if sub.detail else "") + \
+                f"{len(left)} process(es) it left running were killed"
     values = records_in(nb)
     functions = grader_records(nb, nonce)
     sub.shown = solutions_shown(nb)
+    jobs = []
     for i, (ex, params, cases) in plan.items():
-        v = (_judge_function(ex, functions.get(i), cases, params) if ex.is_function
-             else _judge_value(ex, values.get(i), params))
+        record = functions.get(i) if ex.is_function else values.get(i)
+        if record is not None:
+            jobs.append((i, record, cases, params))
+    for i, v in judge_all(jobs, judge_seconds).items():
         if v is not None and not (v.verdict == "missing" and sub.status != "ok"):
             sub.verdicts[i] = v  # (a function missing after an early stop was never defined: not run)
     sub.seconds = time.monotonic() - start
@@ -491,62 +445,29 @@ def _short(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-# ---------------------------------------------------------------- reports
-def feedback_markdown(sub: Submission, rows: list[dict]) -> str:
-    """A student's feedback page (markdown)."""
-    total = sum(float(r["points"]) for r in rows)
-    most = sum(float(r["max_points"]) for r in rows)
-    lines = [f"# Feedback for {sub.student.name} ({sub.student.id})", ""]
-    if sub.chapter is not None:
-        lines += [f"Chapter {sub.chapter}, notebook `{sub.path.name}`.", ""]
-    lines += [f"**Total: {_num(total)} / {_num(most)} points**", ""]
-    if sub.status != "ok":
-        lines += [f"> Your notebook did not run to the end ({sub.status}): {sub.detail}", ""]
-    lines += ["| Exercise | Title | Verdict | Points | Hint |", "|---|---|---|---|---|"]
-    for r in rows:
-        try:
-            title = get(r["exercise"]).title
-        except KeyError:
-            title = ""
-        hint = r["hint"].replace("|", "\\|")
-        points = f"{r['points']} / {r['max_points']}"
-        lines.append(f"| {r['exercise']} | {title} | {r['verdict']} | {points} | {hint} |")
-    return "\n".join(lines) + "\n"
+# ---------------------------------------------------------------- the batch
+class GradingRun(list):
+    """The graded submissions (a list of :class:`Submission`), with what the instructor must look at.
 
-
-def write_totals(grades: str | Path, out: str | Path) -> list[dict]:
-    """One row per student from ``grades`` (the per-exercise CSV): student, name, points, max_points, percent.
-
-    The columns map onto gradebook imports: Moodle ("ID number" <- student, grade <- points), Canvas
-    ("SIS User ID" <- student, the assignment's column <- points); see the book's *For instructors* page.
+    ``problems``: the :class:`.roster.Problem` list; ``exit_status``: 0 if everything was graded as it is,
+    1 if there is a problem to look at (anything but a missing submission); ``mistakes``: the per-mistake
+    counts (:func:`.exports.mistake_counts`).
     """
-    totals: dict[str, dict] = {}
-    with Path(grades).open(newline="", encoding="utf-8") as f:
-        for row in csv.DictReader(f):
-            t = totals.setdefault(row["student"], {"student": row["student"], "name": row["name"],
-                                                   "points": 0.0, "max_points": 0.0})
-            t["points"] += float(row["points"] or 0)
-            t["max_points"] += float(row["max_points"] or 0)
-    rows = []
-    for t in sorted(totals.values(), key=lambda t: t["student"]):
-        pct = 100 * t["points"] / t["max_points"] if t["max_points"] else 0.0
-        rows.append({**t, "points": _num(t["points"]), "max_points": _num(t["max_points"]),
-                     "percent": f"{pct:.1f}"})
-    tmp = Path(out).with_suffix(".tmp")
-    with tmp.open("w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, TOTAL_FIELDS)
-        w.writeheader()
-        w.writerows(rows)
-    tmp.replace(out)
-    return rows
+
+    problems: list[Problem]
+    mistakes: list[dict]
+
+    @property
+    def exit_status(self) -> int:
+        return 1 if any(p.kind not in BENIGN for p in self.problems) else 0
 
 
 def notebooks_in(paths) -> list[Path]:
-    """Expand directories to the ``.ipynb`` files they contain (sorted); keep files as given."""
+    """Expand directories to the files they contain (sorted; hidden files skipped); keep files as given."""
     out: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            out += sorted(q for q in p.glob("*.ipynb") if not q.name.startswith("."))
+            out += sorted(q for q in p.iterdir() if q.is_file() and not q.name.startswith("."))
         else:
             out.append(p)
     return out
@@ -554,6 +475,8 @@ def notebooks_in(paths) -> list[Path]:
 
 def _complete_students(out: Path, chapter: int | None) -> set[str]:
     """Students whose rows in ``out`` are complete; the CSV is rewritten without the others (resume)."""
+    import csv
+
     with out.open(newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     expected = {e.id for e in exercises(chapter)} if chapter is not None else None
@@ -569,24 +492,54 @@ def _complete_students(out: Path, chapter: int | None) -> set[str]:
     if len(kept) != len(rows):
         tmp = out.with_suffix(".tmp")
         with tmp.open("w", newline="", encoding="utf-8") as f:
-            w = csv.DictWriter(f, FIELDS)
+            w = csv.DictWriter(f, FIELDS, extrasaction="ignore")
             w.writeheader()
             w.writerows(kept)
         tmp.replace(out)
     return complete
 
 
+def _chapter_for(files: list[Path], chapter: int | None) -> int:
+    """The chapter to grade against: the one given, or the one every readable notebook names (so that a
+    notebook's metadata can refuse a run, never choose its own chapter)."""
+    if chapter is not None:
+        return int(chapter)
+    seen: dict[int, list[str]] = {}
+    for p in files:
+        try:
+            if p.stat().st_size <= MAX_NOTEBOOK_MB * 1024 * 1024 and p.suffix.lower() == ".ipynb":
+                c = chapter_of(nbformat.read(p, as_version=4))
+                if c is not None:
+                    seen.setdefault(c, []).append(p.name)
+        except Exception:  # noqa: BLE001 - unreadable files are reported when graded
+            pass
+    if len(seen) != 1:
+        named = "; ".join(f"chapter {c}: {', '.join(v[:3])}" for c, v in sorted(seen.items())) or "none"
+        raise ValueError(f"give the chapter to grade against (--chapter N): the notebooks do not all name "
+                         f"the same one ({named})")
+    return next(iter(seen))
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, int(round(seconds)))
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h} h {m:02d} min" if h else f"{m} min {s:02d} s" if m else f"{s} s"
+
+
 def grade(paths, out: str | Path, timeout: float = 120, workers: int = 1, feedback: str | Path | None = None,
           chapter: int | None = None, resume: bool = False, roster: str | Path | None = None,
           secret_file: str | Path | None = None, totals: str | Path | None = None,
           sandbox: SandboxConfig | None = None, assignment: str | Path | None = None,
-          log=print) -> list[Submission]:
+          totals_format: str = "plain", assignment_name: str = "", problems: str | Path | None = None,
+          mistakes: str | Path | None = None, judge_seconds: float = JUDGE_SECONDS, log=print) -> GradingRun:
     """Grade notebooks (files or directories) into the CSV file ``out``.
 
     Parameters
     ----------
     paths : iterable of path
-        Notebooks, or directories whose ``*.ipynb`` are all graded.
+        Notebooks, or directories whose files are all considered (a file that is not a notebook is a
+        problem).
     out : path
         CSV file; rewritten from its header unless ``resume``.
     timeout : float
@@ -596,58 +549,63 @@ def grade(paths, out: str | Path, timeout: float = 120, workers: int = 1, feedba
     feedback : path, optional
         Directory for one ``<student id>.md`` per student.
     chapter : int, optional
-        Chapter to grade against when a notebook does not say (in its metadata).
+        The chapter to grade against. Without it, every notebook must name the same chapter.
     resume : bool
         Keep the complete students of ``out`` and grade the others.
     roster : path, optional
-        CSV of ``student_id,name,file``: identities (else each file's name is the student id).
+        CSV of ``student_id,name,file`` (and optional gradebook columns): identities (else each file's
+        name is the student id).
     secret_file : path, optional
         The course secret: each student is graded on their own variant (as released with it).
     totals : path, optional
-        CSV of one total per student, for a gradebook.
+        One total per student, for a gradebook, in ``totals_format`` (``plain``, ``canvas``, ``moodle``)
+        with the grade column titled ``assignment_name``.
     sandbox : SandboxConfig, optional
-        Memory and CPU limits, and whether isolation (no network, read-only elsewhere) is required.
+        Limits, and whether complete isolation is required (``isolate=True``: refuse without it).
     assignment : path, optional
         A folder of data files the notebooks need; copied into each submission's own folder.
+    problems, mistakes : path, optional
+        Where to write the problems found and the per-mistake counts (CSV; default: next to ``out``,
+        ``<out>.problems.csv`` and ``<out>.mistakes.csv``).
+    judge_seconds : float
+        Longest the grader spends judging one answer.
+
+    Returns
+    -------
+    GradingRun
+        The submissions graded, the problems, and the exit status (1 if any problem needs a look).
     """
     files = notebooks_in(paths)
     out = Path(out)
     sandbox = sandbox or SandboxConfig()
     secret = read_secret(secret_file) if secret_file is not None else None
     students = read_roster(roster) if roster is not None else None
+    sweep()  # what a grader killed outright long ago left behind
     available, why = isolation_available()
     if sandbox.isolate and not available:
-        raise RuntimeError(f"isolation was required but is not available here: {why}")
-    isolate = available and sandbox.isolate is not False
-    log("sandbox: " + ("each kernel without network, read-only outside its own folder" if isolate else
-                       f"NOT isolated ({why or 'disabled'}): kernels have the network and the file system")
-        + f"; limits {sandbox.memory_mb} MB, {sandbox.cpu_seconds} s CPU, {_num(timeout)} s wall clock")
-    if chapter is None:
-        seen = set()
-        for p in files:
-            try:
-                c = chapter_of(nbformat.read(p, as_version=4))
-            except Exception:  # noqa: BLE001
-                c = None
-            if c is not None:
-                seen.add(c)
-        chapter = seen.pop() if len(seen) == 1 else None
-    graded, duplicates, problems = match_files(files, students)
-    for msg in problems:
-        log(f"problem: {msg}")
+        raise RuntimeError(f"isolation was required but this machine lacks: {why}")
+    isolate = sandbox.isolate is not False and not _missing("namespaces")
+    chapter = _chapter_for(files, chapter)
+    log(f"chapter {chapter}; {describe(isolate)}; limits {sandbox.memory_mb} MB, {sandbox.max_processes} "
+        f"processes, {sandbox.cpu_seconds} s CPU, {_num(timeout)} s wall clock, {sandbox.disk_mb} MB disk")
+    graded, duplicates, found = match_files(files, students)
+    run = GradingRun()
+    run.problems = list(found)
+    for p in found:
+        log(f"problem: {p}")
     done: set[str] = set()
     if resume and out.exists() and out.stat().st_size > 0:
         done = _complete_students(out, chapter)
     else:
         out.parent.mkdir(parents=True, exist_ok=True)
-        with out.open("w", newline="", encoding="utf-8") as f:
-            csv.DictWriter(f, FIELDS).writeheader()
+        out.write_text(",".join(FIELDS) + "\n", encoding="utf-8")
     if feedback is not None:
         Path(feedback).mkdir(parents=True, exist_ok=True)
     lock = threading.Lock()
-    finished: list[Submission] = []
+    todo = [(p, s) for p, s in graded.items() if s.id not in done]
+    total, counter, started = len(todo), [0], time.monotonic()
 
-    def write(sub: Submission) -> None:
+    def write(sub: Submission, counted: bool) -> None:
         if sub.chapter is None:
             sub.chapter = chapter
         rows = sub.rows()
@@ -655,51 +613,89 @@ def grade(paths, out: str | Path, timeout: float = 120, workers: int = 1, feedba
             if sub.student.id in done:
                 return
             with out.open("a", newline="", encoding="utf-8") as f:
-                buf = _csv_text(rows)
-                f.write(buf)  # one write per student: an interruption leaves whole students only
+                f.write(csv_text(rows))  # one write per student: an interruption leaves whole students only
                 f.flush()
                 os.fsync(f.fileno())
             done.add(sub.student.id)
-        if feedback is not None and sub.status not in ("no-submission",):
-            (Path(feedback) / f"{_safe(sub.student.id)}.md").write_text(feedback_markdown(sub, rows),
-                                                                        encoding="utf-8")
-        total = sum(float(r["points"]) for r in rows)
-        log(f"{sub.student.id}: {_num(total)} points ({sub.status}, {sub.seconds:.1f} s)")
-        finished.append(sub)
+            for kind, detail in _problems_of(sub):
+                problem = Problem(kind, detail, str(sub.path), sub.student.id, sub.student.name)
+                run.problems.append(problem)
+                log(f"problem: {problem}")
+            run.append(sub)
+            if counted:
+                counter[0] += 1
+        if feedback is not None and sub.status != "no-submission":
+            text = feedback_markdown(sub.student, rows, sub.chapter, sub.path.name, sub.status, sub.detail)
+            (Path(feedback) / f"{_safe(sub.student.id)}.md").write_text(text, encoding="utf-8")
+        points = sum(float(r["points"]) for r in rows)
+        most = sum(float(r["max_points"]) for r in rows)
+        if counted:
+            k = counter[0]
+            elapsed = time.monotonic() - started
+            left = elapsed / k * (total - k)
+            state = sub.status if sub.variant != "unverifiable" else f"{sub.status}, variant unverifiable"
+            log(f"[{k} of {total}] {sub.student.id}: {_num(points)}/{_num(most)} points ({state}, "
+                f"{sub.seconds:.1f} s); elapsed {_duration(elapsed)}, about {_duration(left)} left")
+        else:
+            log(f"{sub.student.id}: {sub.status} ({_short(sub.detail, 100)})")
 
     for s, ps in duplicates.items():
-        write(Submission(ps[0], s, chapter, status="duplicate", detail=f"{len(ps)} files: "
-                                                                        + ", ".join(p.name for p in ps)))
+        if s.id not in done:
+            write(Submission(ps[0], s, chapter, status="duplicate",
+                             detail=f"{len(ps)} files: " + ", ".join(p.name for p in ps)), False)
     if students is not None:
         present = {s.id for s in graded.values()} | {s.id for s in duplicates}
         for s in students:
-            if s.id not in present:
+            if s.id not in present and s.id not in done:
                 write(Submission(Path(s.file), s, chapter, status="no-submission",
-                                 detail=f"no file {s.file} was handed in"))
-    todo = [(p, s) for p, s in graded.items() if s.id not in done]
+                                 detail=f"no file {s.file} was handed in"), False)
+    log(f"grading {total} notebook(s) on {max(1, int(workers))} worker(s)")
     assignment_dir = Path(assignment) if assignment is not None else None
     with ThreadPoolExecutor(max_workers=max(1, int(workers))) as pool:
-        futures = [pool.submit(_run_safely, p, s, chapter, timeout, secret, sandbox, isolate, assignment_dir)
-                   for p, s in todo]
-        for fut in as_completed(futures):
-            write(fut.result())
+        futures = [pool.submit(_run_safely, p, s, chapter, timeout, secret, sandbox, isolate, assignment_dir,
+                               judge_seconds) for p, s in todo]
+        try:
+            for fut in as_completed(futures):
+                write(fut.result(), True)
+        finally:
+            close_servers()  # (the judging servers of this run's threads)
+    problems_path = Path(problems) if problems is not None else out.with_name(out.stem + ".problems.csv")
+    write_problems(run.problems, problems_path)
+    mistakes_path = Path(mistakes) if mistakes is not None else out.with_name(out.stem + ".mistakes.csv")
+    run.mistakes = write_mistakes(out, mistakes_path)
+    for m in run.mistakes[:12]:
+        log(f"mistake: {m['exercise']}: {m['students']} of {m['of']}: {m['mistake']} "
+            f"({_short(m['hint'], 80)})")
     if totals is not None:
-        write_totals(out, totals)
-    return finished
+        write_totals(out, totals, totals_format, students, assignment_name or f"mbdlib chapter {chapter}")
+    serious = [p for p in run.problems if p.kind not in BENIGN]
+    if serious:
+        log(f"{len(serious)} problem(s) need your attention: see {problems_path}")
+    return run
 
 
-def _csv_text(rows: list[dict]) -> str:
-    import io
+def _missing(mechanism: str) -> bool:
+    from .sandbox import probe
 
-    buf = io.StringIO()
-    csv.DictWriter(buf, FIELDS).writerows(rows)
-    return buf.getvalue()
+    return bool(probe()[mechanism])
 
 
-def _run_safely(path: Path, student: Student, chapter, timeout, secret, sandbox, isolate, assignment):
+def _problems_of(sub: Submission) -> list[tuple[str, str]]:
+    """The problems one graded submission raises (beyond those of matching files)."""
+    out = list(sub.flags)
+    if sub.status == "invalid-notebook":
+        out.append(("invalid-notebook", sub.detail))
+    if sub.status == "error" and sub.detail.startswith("grader failure"):
+        out.append(("grader-error", sub.detail))
+    return out
+
+
+def _run_safely(path: Path, student: Student, chapter, timeout, secret, sandbox, isolate, assignment,
+                judge_seconds):
     """:func:`run_submission`, with any unexpected failure recorded instead of stopping the batch."""
     try:
-        return run_submission(path, student, chapter, timeout, secret, sandbox, isolate, assignment)
+        return run_submission(path, student, chapter, timeout, secret, sandbox, isolate, assignment,
+                              judge_seconds)
     except Exception as exc:  # noqa: BLE001
         why = f"grader failure: {_short(str(exc))}"
         return Submission(path, student, chapter, status="error", detail=why)
@@ -707,3 +703,6 @@ def _run_safely(path: Path, student: Student, chapter, timeout, secret, sandbox,
 
 def _safe(name: str) -> str:
     return re.sub(r"[^\w.-]+", "_", name) or "student"
+
+
+__all__ += ["mistake_counts", "notebooks_in", "grader_cell", "records_in"]
