@@ -6,12 +6,36 @@ joints, ``q̇⁺ = q̇⁻ + N W_nᵀ P_n`` with ``N = M⁻¹ − M⁻¹Jᵀ(JM�
 ``u_n⁺ = −e u_n⁻``, so one contact takes ``P_n = −(1 + e) u_n⁻ / W`` with ``W = W_n N W_nᵀ``.  Every key
 comes from mbdlib's public API (:func:`mbdlib.impact`, :func:`mbdlib.simulate` with
 :class:`~mbdlib.schemes.EventDriven`) or from a closed form that the tests check against an independent
-computation (a simulation, a momentum balance).  Hints say what is wrong (the factor ``1 + e``, a sign, the
-mass matrix instead of its inverse, the joints left out, the inertia of another body ...) without printing
-the expected value.
+computation (a simulation, a momentum balance, :func:`mbdlib.impact`).  Hints say what is wrong (the factor
+``1 + e``, a sign, the mass matrix instead of its inverse, the joints left out, the inertia of another body,
+degrees, milliseconds ...) without printing the expected value.
 
-Practice inside the pages (0 points): 9.P1 the impulse on a rod landing on its end (page 9.1), 9.P2 the
-bouncing ball's accumulation time (page 9.1).
+9.1 asks for a FUNCTION, ``impulse(M, J, w, qd, e)``: the normal impulse of one frictionless impact for a
+constant mass matrix, joint rows ``J`` (possibly none) and a contact's normal row ``w``, graded on hidden
+random mechanisms (3 to 6 coordinates, 0 to 2 joint rows, ``e`` from 0 to 1) against :func:`mbdlib.impact`
+of the same system (:func:`impulse_key`).  9.5a-c take one bowling ball from sliding to rolling, each part
+graded on its own: (a) when it starts to roll, (b) how fast it then rolls, (c) the energy friction takes.
+
+**Variants.** 9.2-9.7 draw each student's numbers (``params``/``variant``; the public numbers are the
+notebook's); 9.1 draws its hidden cases.
+
+=====  ======================================================  ======
+id     exercise                                                points
+=====  ======================================================  ======
+9.1    The normal impulse through M and the joints (function)  3
+9.2    The time of a bouncing ball's k-th impact               1
+9.3    Newton's cradle by Newton's and by Poisson's law        2
+9.4    A rocking block's amplitude after its first impact      2
+9.5a   The bowling ball: when it starts to roll                1
+9.5b   The bowling ball: its rolling speed                     1
+9.5c   The bowling ball: the energy friction takes             2
+9.6    Painlevé's limit for a rod that is not uniform          2
+9.7    The first impact in a clearance joint                   2
+=====  ======================================================  ======
+
+Practice inside the pages (0 points): 9.P1 the impulse on a rod landing on its end and 9.P2 the bouncing
+ball's accumulation time (page 9.1), 9.P3 Housner's ratio for a cabinet that is not uniform (page 9.2),
+9.P4 the final rolling speed of a disk thrown with backspin (page 9.3).
 
 References: J. J. Moreau, *Unilateral contact and dry friction in finite freedom dynamics*, 1988;
 F. Pfeiffer & C. Glocker, *Multibody Dynamics with Unilateral Contacts*, 1996, ch. 4-7; B. Brogliato,
@@ -43,10 +67,11 @@ G = 9.81  # m/s²
 P1 = {"m": 2.0, "length": 0.8, "v": 2.0, "tilt_deg": 30.0, "e": 0.5}
 
 
-def _rod_impulse(m, length, v, tilt_deg, e, lever=None, gain=None):
-    """(1 + e) v / W for the end of a free uniform rod; ``lever`` replaces the arm (ℓ/2) cos θ, ``gain``
-    the factor 1 + e (for the mistakes)."""
-    arm = (length / 2) * math.cos(math.radians(tilt_deg)) if lever is None else lever
+def _rod_impulse(m, length, v, tilt_deg, e, trig=math.cos, radians=True, gain=None):
+    """(1 + e) v / W for the end of a free uniform rod, W = 1/m + (r × n)² / I_G with |r × n| = (ℓ/2) cos θ;
+    ``trig``, ``radians`` and ``gain`` make the slips (sin for cos, the tilt's degrees taken as radians,
+    another factor than 1 + e)."""
+    arm = (length / 2) * trig(math.radians(tilt_deg) if radians else tilt_deg)
     W = 1 / m + arm * arm / (m * length * length / 12)
     return (1 + e if gain is None else gain) * v / W
 
@@ -67,10 +92,10 @@ register(
                     "of it, a factor (1 + e)"),
             Mistake(lambda: _rod_impulse(**P1, gain=P1["e"]),
                     "the factor is (1 + e), not e: the impulse first stops the approach, then restitutes"),
-            Mistake(lambda: _rod_impulse(**P1, lever=P1["length"] / 2 * math.sin(math.radians(30.0))),
+            Mistake(lambda: _rod_impulse(**P1, trig=math.sin),
                     "the arm of the normal about the centre is (l/2) cos(tilt), not sin: r is along the rod, "
                     "n vertical"),
-            Mistake(lambda: _rod_impulse(**P1, lever=P1["length"] / 2 * math.cos(30.0)),
+            Mistake(lambda: _rod_impulse(**P1, radians=False),
                     "the tilt is in degrees: convert it to radians before taking the cosine"),
             Mistake(lambda: (1 + P1["e"]) * P1["v"] / (3 / P1["m"]),
                     "W = 3/m is the pinned rod of the worked example; here the rod is free: "
@@ -138,8 +163,8 @@ register(
                     "the arm of G's velocity about the new edge is R cos(2 alpha), not R cos(alpha): OG and "
                     "O'G make the angle 2 alpha"),
             Mistake(lambda: _housner(**P3, with_IG=False),
-                    "the block is not a point mass at G: its central moment of inertia I_G adds to both sides "
-                    "of the angular-momentum balance"),
+                    "the block is not a point mass at G: its central moment of inertia I_G adds to both "
+                    "sides of the angular-momentum balance"),
             Mistake(lambda: 1 / _housner(**P3),
                     "that is theta-dot before over after: the impact slows the block, so r < 1"),
             Mistake(lambda: _housner(**P3) ** 2,
@@ -211,8 +236,9 @@ def impulse_key(M, J, w, qd, e):
     return float(impact(system, system.q0, qd, contacts=["c"]).normal[0])
 
 
-def _impulse_formula(M, J, w, qd, e, gain=None, inverse=True, joints=True, sign=1.0):
-    """P = −(1 + e) u⁻ / W, W = w N wᵀ (range space), with the typical slips for the mistakes."""
+def _impulse_formula(M, J, w, qd, e, gain=None, inverse=True, joints=True, divide=True):
+    """``P = −(1 + e) u⁻ / W``, ``W = w N wᵀ`` (range space), with the typical slips for the mistakes: another
+    ``gain`` than 1 + e, M for its inverse, the joints left out, W multiplied instead of divided by."""
     M, w, qd = (np.asarray(x, dtype=float) for x in (M, w, qd))
     n = M.shape[0]
     J = np.asarray(J, dtype=float).reshape(-1, n)
@@ -221,7 +247,8 @@ def _impulse_formula(M, J, w, qd, e, gain=None, inverse=True, joints=True, sign=
     if joints and len(J):
         N = Mi - Mi @ J.T @ np.linalg.solve(J @ Mi @ J.T, J @ Mi)
     W = float(w @ N @ w)
-    return sign * -((1 + e) if gain is None else gain(e)) * float(w @ qd) / W
+    jump = -((1 + e) if gain is None else gain(e)) * float(w @ qd)
+    return jump / W if divide else jump * W
 
 
 def _rod_case():
@@ -238,26 +265,32 @@ IMPULSE_CASES = [
     (np.diag([2.0, 2.0]), np.zeros((0, 2)), np.array([0.0, 1.0]), np.array([0.3, -1.5]), 0.6),
     _rod_case(),
     (np.array([[3.0, 0.5, 0.0, 0.2], [0.5, 2.0, 0.1, 0.0], [0.0, 0.1, 1.5, 0.3], [0.2, 0.0, 0.3, 1.0]]),
-     np.array([[1.0, -1.0, 0.0, 0.0]]), np.array([0.0, 0.0, 1.0, -0.5]), np.array([0.5, 0.5, -1.0, 0.4]), 0.0),
+     np.array([[1.0, -1.0, 0.0, 0.0]]), np.array([0.0, 0.0, 1.0, -0.5]), np.array([0.5, 0.5, -1.0, 0.4]),
+     0.0),
 ]
+"""The public cases: a free point mass (no joints), the page's pinned rod, a 4-coordinate mechanism with a
+full mass matrix and one joint row (plastic)."""
 
 
 def _hidden_impulse_cases(rng, n_cases: int = 6, **_) -> list[tuple]:
-    """Random positive definite M (n = 3-6), 0-2 random joint rows, a random normal row and velocities in the
-    joints' null space that approach the contact; e from 0 to 1 (both ends included)."""
+    """Random mechanisms: a positive definite M (n = 3-6, condition number below ~10), 0-2 random joint rows,
+    a normal row with at least half its length outside the joints' row space (so that W is not small), and
+    velocities that the joints allow and that approach the contact at 0.5-2 (any unit); e = 0 and e = 1 in
+    the first two cases, then uniform in [0, 1]."""
     cases = []
     for k in range(n_cases):
         n = int(rng.integers(3, 7))
         A = rng.normal(size=(n, n))
-        M = A @ A.T + n * np.eye(n)
+        M = A @ A.T / n + np.eye(n)
         J = rng.normal(size=(int(rng.integers(0, 3)), n))
-        basis = np.linalg.svd(J)[2][len(J):].T if len(J) else np.eye(n)   # null space of J
-        qd = basis @ rng.normal(size=basis.shape[1])
+        basis = np.linalg.svd(J)[2][len(J):].T if len(J) else np.eye(n)   # orthonormal null space of J
+        P = basis @ basis.T                                                # projector onto it
         w = rng.normal(size=n)
-        if w @ basis @ basis.T @ w < 1e-3:                   # the contact must be able to move
-            w = basis[:, 0] + 0.1 * w
-        if w @ qd > -0.05:                                    # approaching
-            qd = qd - (w @ qd + 1.0) * (basis @ basis.T @ w) / (w @ basis @ basis.T @ w)
+        while w @ P @ w < 0.25 * (w @ w):
+            w = rng.normal(size=n)
+        qd = basis @ rng.normal(size=basis.shape[1])
+        u_target = -float(rng.uniform(0.5, 2.0))
+        qd = qd + (u_target - w @ qd) * (P @ w) / (w @ P @ w)              # J qd = 0, w qd = u_target
         e = (0.0, 1.0)[k] if k < 2 else float(rng.uniform(0, 1))
         cases.append((M, J, w, qd, e))
     return cases
@@ -283,22 +316,26 @@ register(
         rtol=1e-7,
         atol=1e-10,
         mistakes=[
-            Mistake.when(_negative, "your impulse is negative: a contact only pushes, P_n >= 0. With u_n- < 0 "
-                                    "(approaching) the impulse is -(1 + e) u_n- / W"),
+            Mistake.when(_negative, "your impulse is negative, of the right size: a contact only pushes, "
+                                    "P_n >= 0. An approaching contact has u_n- < 0: check the sign of your "
+                                    "formula against page 9.1's impulse of one contact"),
             Mistake(lambda M, J, w, qd, e: _impulse_formula(M, J, w, qd, e, gain=lambda e: 1.0),
                     "your impulse only stops the approach (u_n+ = 0): Newton's law also restitutes e of it, "
                     "a factor (1 + e)"),
             Mistake(lambda M, J, w, qd, e: _impulse_formula(M, J, w, qd, e, gain=lambda e: e),
                     "the factor is (1 + e), not e: the impulse first stops the approach, then restitutes"),
             Mistake(lambda M, J, w, qd, e: _impulse_formula(M, J, w, qd, e, inverse=False),
-                    "W = w N w^T is built from the INVERSE of the mass matrix (a velocity per impulse); you "
-                    "used M itself"),
+                    "W is built from the INVERSE of the mass matrix (a velocity per unit impulse); you used "
+                    "M itself"),
             Mistake(lambda M, J, w, qd, e: _impulse_formula(M, J, w, qd, e, joints=False),
-                    "the joints take part in the impact: use N = M^-1 - M^-1 J^T (J M^-1 J^T)^-1 J M^-1, not "
-                    "M^-1 alone (the cases with J empty pass, the others do not)"),
-            Mistake(lambda M, J, w, qd, e: 1 / _impulse_formula(M, J, w, qd, e, gain=lambda e: 1.0)
-                    * (1 + e) * float(np.asarray(w) @ np.asarray(qd)) ** 2,
-                    "you multiplied by W where you should divide: P_n = -(1 + e) u_n- / W"),
+                    "the joints take part in the impact: W must come through the KKT system (page 9.1's N), "
+                    "not through M^-1 alone (the cases without joint rows pass, the others do not)"),
+            Mistake(lambda M, J, w, qd, e: _impulse_formula(M, J, w, qd, e, divide=False),
+                    "you multiplied by W where you should divide by it: W is a velocity per unit impulse, so "
+                    "the impulse is a velocity change divided by W"),
+            Mistake(lambda M, J, w, qd, e: -(1 + e) * float(np.asarray(w) @ np.asarray(qd)),
+                    "that is the jump of the normal velocity u_n, not the impulse: the impulse changes u_n "
+                    "by W times itself"),
         ],
     )
 )
@@ -378,10 +415,12 @@ register(
                     "your second row repeats Newton's law: Poisson's law restitutes the compression IMPULSE "
                     "of every contact (law='poisson')"),
             Mistake(lambda **p: _cradle_key(**p, only="poisson"),
-                    "your first row is Poisson's law: Newton's law restitutes approach VELOCITY (law='newton')"),
+                    "your first row is Poisson's law: Newton's law restitutes approach VELOCITY "
+                    "(law='newton')"),
             Mistake(lambda e12, e23, v: np.array([[0.0, 0.0, v], [0.0, 0.0, v]]),
-                    "that is the outcome of two separate impacts, one after the other (disks apart); here the "
-                    "disks touch and both contacts act at once"),
+                    "that is the desk toy's outcome (the last disk leaves with the first one's speed): it "
+                    "needs elastic contacts meeting one after the other. Here the disks touch, both contacts "
+                    "act at once and neither is elastic: compute it with impact()"),
         ],
     )
 )
@@ -424,6 +463,8 @@ register(
                     "the amplitude is not r times the tilt: use the energy balance with r^2"),
             Mistake(lambda b, h, tilt: tilt,
                     "the impact loses energy (Housner's r < 1): the block does not come back to its tilt"),
+            Mistake(lambda **p: math.degrees(_next_amplitude(**p)),
+                    "your amplitude is in degrees: give it in radians, like the tilt"),
         ],
     )
 )
@@ -459,8 +500,8 @@ register(Exercise(
         Mistake(lambda **p: _roll_time(**p, k=0.5),
                 "I = m R^2 / 2 is a disk's; a uniform sphere has I = 2 m R^2 / 5"),
         Mistake(lambda **p: _roll_time(**p, spin_up=False),
-                "friction also spins the ball up: the sliding speed v - R omega falls at mu g (1 + m R^2 / I), "
-                "not at mu g"),
+                "friction also spins the ball up: while v falls, R omega rises, so the sliding speed "
+                "v - R omega falls faster than v alone"),
         Mistake(lambda **p: _roll_time(**p, k=1.0),
                 "I = m R^2 is a ring's (a hollow shell has 2/3); a uniform sphere has I = 2 m R^2 / 5"),
     ]))
@@ -479,13 +520,14 @@ register(Exercise(
     variant=_bowl_variant, rtol=1e-6,
     mistakes=[
         Mistake(lambda **p: _friction_loss(**p, rotation=False),
-                "the rolling ball also has rotational energy, (1/2) I omega^2 with omega = v_s / R: subtract "
-                "it too"),
+                "that is the loss of translational energy alone (friction's force times the distance the "
+                "centre travels); the rolling ball also has rotational energy, (1/2) I omega^2 with "
+                "omega = v_s / R: count it too"),
         Mistake(lambda **p: _friction_loss(**p, k=0.5), "that is a disk's (I = m R^2 / 2); a sphere's "
                                                          "I = 2 m R^2 / 5"),
-        Mistake(lambda R, m, v0, mu: mu * m * G * v0 * _roll_time(R, m, v0, mu),
-                "friction's work is mu m g times the SLIDING distance (the contact point's), not the centre's "
-                "speed times the time"),
+        Mistake(lambda R, m, v0, mu: 0.5 * m * v0**2,
+                "that is all the kinetic energy the ball started with: at the end it still rolls, with "
+                "energy of translation and of rotation"),
     ]))
 
 
@@ -513,17 +555,16 @@ register(
         rtol=1e-6,
         mistakes=[
             Mistake(lambda **p: _painleve(**p, k=3.0),
-                    "(1 + 3 cos^2) / (3 sin cos) is the UNIFORM rod's (I_G = m L^2 / 12); with this rod's I_G "
-                    "the 3 becomes m (L/2)^2 / I_G"),
+                    "that is the UNIFORM rod's limit (I_G = m L^2 / 12): redo the page's derivation with "
+                    "this rod's own I_G"),
             Mistake(lambda **p: _painleve(**p, degrees=True),
                     "the angle is in degrees: convert it to radians before taking sin and cos"),
             Mistake(lambda **p: 1 / _painleve(**p),
-                    "you inverted the ratio: mu_P = (1 + k cos^2) / (k sin cos), where the normal force's "
-                    "coefficient changes sign"),
-            Mistake(lambda theta_deg, L, m, I_G: _painleve(theta_deg, L, m, I_G) - 1 / (
-                m * (L / 2) ** 2 / I_G * math.sin(math.radians(theta_deg)) * math.cos(math.radians(theta_deg))),
-                    "the 1 in 1 + k cos^2 is the translation's share (1/m): the normal force moves the centre "
-                    "as well as turning the rod"),
+                    "you inverted the ratio: the limit is the mu at which the normal force's coefficient in "
+                    "the end's acceleration reaches zero; solve that for mu"),
+            Mistake(lambda theta_deg, L, m, I_G: 1 / math.tan(math.radians(theta_deg)),
+                    "you kept only the rotation's share: the normal force also moves the centre (a share 1/m "
+                    "in the end's acceleration, beside the rotation's)"),
         ],
     )
 )
@@ -566,11 +607,12 @@ register(
             Mistake(lambda clearance_mm: 1e3 * clearance_first_impact(clearance_mm),
                     "the answer is in seconds; yours looks like milliseconds"),
             Mistake(lambda clearance_mm: clearance_first_impact(0.1),
-                    "that is the page's slider-crank, with 0.1 mm of clearance; use this exercise's clearance"),
+                    "that is the page's slider-crank, with 0.1 mm of clearance; use this exercise's "
+                    "clearance"),
             Mistake.when(_within_a_step,
-                         "close, but not to the tolerance: a time-stepping scheme places an impact only within "
-                         "a step (the default is 1 ms). Locate it with EventDriven(), or take a much shorter "
-                         "step"),
+                         "close, but not to the tolerance: a time-stepping scheme places an impact only "
+                         "within a step (the default is 1 ms). Locate it with EventDriven(), or take a much "
+                         "shorter step"),
         ],
     )
 )
