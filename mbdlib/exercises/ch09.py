@@ -393,8 +393,9 @@ def _cradle_key(e12, e23, v, swap=False, only=None):
 
 
 def _cradle_variant(rng) -> dict:
-    return {"e12": float(rng.choice([0.0, 0.2, 0.4])), "e23": float(rng.choice([0.6, 0.8, 1.0])),
-            "v": float(rng.integers(1, 4))}
+    """e12 in 0-0.4 and e23 in 0.5-1 (the laws differ when they do), v in 1-3 m/s: 150 variants."""
+    return {"e12": int(rng.integers(0, 5)) / 10, "e23": int(rng.integers(5, 11)) / 10,
+            "v": int(rng.integers(2, 7)) / 2}
 
 
 register(
@@ -476,7 +477,7 @@ BOWL = {"R": 0.11, "m": 6.0, "v0": 8.0, "mu": 0.15}
 
 def _bowl_variant(rng) -> dict:
     return {"R": float(rng.integers(10, 12)) / 100, "m": float(rng.integers(5, 8)),
-            "v0": float(rng.integers(6, 10)), "mu": float(rng.integers(10, 25)) / 100}
+            "v0": float(rng.integers(60, 96)) / 10, "mu": float(rng.integers(10, 25)) / 100}
 
 
 def _roll_time(R, m, v0, mu, k=0.4, spin_up=True):
@@ -584,6 +585,14 @@ def clearance_first_impact(clearance_mm: float) -> float:
     raise RuntimeError(f"no impact within 32 ms for a clearance of {clearance_mm} mm")  # pragma: no cover
 
 
+def _clearance_variant(rng) -> dict:
+    """0.03-0.30 mm in steps of 0.01 mm, without the page's 0.1 mm and the public 0.2 mm (26 variants)."""
+    c = int(rng.integers(3, 29))
+    c += c >= 10
+    c += c >= 20
+    return {"clearance_mm": c / 100}
+
+
 def _within_a_step(student, expected):
     """A time off by less than 1.5 ms but not within the tolerance: an impact placed within a time step."""
     try:
@@ -600,7 +609,7 @@ register(
         2,
         reference=lambda clearance_mm: clearance_first_impact(clearance_mm),
         params={"clearance_mm": 0.2},
-        variant=lambda rng: {"clearance_mm": float(rng.choice([0.05, 0.15, 0.25, 0.3]))},
+        variant=_clearance_variant,
         rtol=2e-3,
         atol=0.0,
         mistakes=[
