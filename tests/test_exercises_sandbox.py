@@ -153,7 +153,11 @@ def test_nothing_of_the_instructor_or_other_students_is_visible(tmp_path, monkey
     for i in range(len(paths)):
         assert got[f"read{i}"].startswith("blocked"), (paths[i], got[f"read{i}"])
     assert "MBDLIB_GRADER_TOKEN" not in got["env"]
-    assert got["tmp"] == result["folder"]  # in /tmp, only (the mount point of) its own work folder
+    # in /tmp, only (the mount point of) its own work folder, and of the read-only Python folders when the
+    # course's environment itself lives under /tmp (a clone there: /tmp/clone/.venv, /tmp/clone/mbdlib)
+    python_mounts = {Path(p).relative_to("/tmp").parts[0] for p in sandbox._python_paths()
+                     if p.startswith("/tmp/")}
+    assert set(got["tmp"].split()) == {result["folder"], *python_mounts}
     assert len(got["pids"].split()) <= 4  # only its own processes (the namespace's init, the kernel)
 
 

@@ -469,11 +469,11 @@ def _bwrap_argv(args, python: list[str], sources: dict[str, str]) -> list[str]:
     for name in ETC:
         if os.path.exists(f"/etc/{name}"):
             bind(f"/etc/{name}")
-    for p in python:
-        bind(p)
     argv += ["--proc", "/proc", "--dev", "/dev",
              "--size", str(quarter), "--tmpfs", "/tmp", "--size", str(quarter), "--tmpfs", "/dev/shm",
              "--size", str(args.disk_mb * 1024 * 1024), "--perms", "0755", "--tmpfs", HOME]
+    for p in python:     # after the tmpfs: a Python (a venv, a clone) under /tmp stays visible
+        bind(p)
     bind(str(args.workdir), rw=True)
     env = {"PATH": f"{os.path.dirname(PYTHON)}:/usr/local/bin:/usr/bin:/bin", "HOME": HOME,
            "TMPDIR": "/tmp", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
