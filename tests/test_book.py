@@ -211,6 +211,11 @@ KEY_TERMS = {
         "sleeping top", "gyroscopic stabilization", "Whipple bicycle model", "self-stability", "weave mode",
         "capsize mode", "castor mode",
     ],
+    "chapters/ch09_contact": [
+        "unilateral constraint", "complementarity condition", "impact", "impulse", "restitution coefficient",
+        "Zeno behaviour", "Coulomb friction", "friction cone", "stick–slip", "Painlevé's paradox",
+        "impact without collision", "clearance joint", "penalty method",
+    ],
 }
 # How a page names a term when not by the term itself (or its plural).
 ALIASES = {

@@ -28,7 +28,7 @@ from mbdlib.exercises import exercises, get, practice_exercises
 from mbdlib.exercises.core import formative, judge
 
 ROOT = Path(__file__).resolve().parents[1]
-CHAPTERS = range(1, 8)
+CHAPTERS = range(1, 10)
 IDS = [e.id for c in CHAPTERS for e in exercises(c) + practice_exercises(c)]
 SHOULD_BE = re.compile(r"should (?:be|equal) (?:zero|one|0|1)\b|must be (?:zero|one|0|1) here", re.I)
 
