@@ -464,4 +464,19 @@ def interactive_figure(draw: Callable[..., object], controls: Mapping[str, w.Val
     refresh()  # once, with the default values: this is what runs headless
     if player is not None:  # then a reader who moves to a stored position gets its frame at once
         stored.update(player._by_values)
+    _settle_garbage_collector()
     return box
+
+
+def _settle_garbage_collector() -> None:
+    """Keep a full garbage collection out of the reader's wait.
+
+    A chapter's kernel holds millions of objects (sympy expressions, figures); a full collection scans them
+    all, 70-140 ms in a chapter-1 kernel, and one landing inside a slider's callback doubles its answer
+    time. Whatever exists once the widget is built lives as long as the kernel: it is collected once and
+    then frozen (:func:`gc.freeze`), so later collections scan only what the callbacks allocate.
+    """
+    import gc
+
+    gc.collect()
+    gc.freeze()
