@@ -1,8 +1,6 @@
-"""Small helpers shared by the pages of chapter 9 (book/chapters/ch09_*.ipynb).
-
-Printing that gives the same digits on every machine (a difference that should be round-off is printed as
-the bound it stays below) and numbers for the prose.  The models are built on the pages, where the reader
-sees them, or come ready-made from :mod:`mbdlib.contact_examples`.
+"""Small helpers shared by the chapter pages (book/chapters/ch*_*.ipynb): printing that gives the same digits
+on every machine (a difference that should be round-off is printed as the bound it stays below) and
+numbers for the prose.  Chapter-specific helpers live beside it (ch07_tools.py: poses for the 3-D view).
 """
 
 from __future__ import annotations
@@ -13,6 +11,11 @@ import numpy as np
 
 G0 = 9.81  # m/s^2
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def rnd(x, decimals=4):
+    """Round for printing: the same digits on every machine (-0.0 prints 0.0)."""
+    return np.round(np.asarray(x, dtype=float), decimals) + 0.0
 
 
 def under(x, limit):
