@@ -471,10 +471,12 @@ def interactive_figure(draw: Callable[..., object], controls: Mapping[str, w.Val
 def _settle_garbage_collector() -> None:
     """Keep a full garbage collection out of the reader's wait.
 
-    A chapter's kernel holds millions of objects (sympy expressions, figures); a full collection scans them
-    all, 70-140 ms in a chapter-1 kernel, and one landing inside a slider's callback doubles its answer
-    time. Whatever exists once the widget is built lives as long as the kernel: it is collected once and
-    then frozen (:func:`gc.freeze`), so later collections scan only what the callbacks allocate.
+    A chapter's kernel holds many objects (sympy expressions, figures, frames); a full collection scans them
+    all, 70-140 ms in a chapter-1 kernel (bench/bench_book.py), and one landing inside a slider's callback
+    doubles its answer time. What exists once the widget is built is collected once and then frozen
+    (:func:`gc.freeze`), so later collections scan only what was allocated since. The price: a reference
+    cycle among those frozen objects that becomes garbage later is not freed (objects without cycles are,
+    by reference counting); a page builds its models and figures once, so little of it becomes garbage.
     """
     import gc
 
