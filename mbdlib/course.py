@@ -226,7 +226,9 @@ def study_table() -> str:
         pages = len(chapter_pages(n)) - 1
         reading = hours(reading_minutes(n)) + (f" ({pages} pages)" if pages else "")
         practice = len(practice_exercises(n))
-        work = (f"{len(problems(n))} problems ({len(exs)} checks, {functions} of them functions to write), "
+        written = (f"{functions} of them functions to write" if functions != 1
+                   else "one of them a function to write")
+        work = (f"{len(problems(n))} problems ({len(exs)} checks, {written}), "
                 f"{points:g} points, about {hours(exercise_minutes(n))}")
         rows.append(f"| {n} | {link} | {reading} | {practice or '—'} | {work} |")
     return "\n".join(rows)
