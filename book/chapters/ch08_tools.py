@@ -1,15 +1,16 @@
 """Small helpers shared by the pages of chapter 8 (book/chapters/ch08_*.ipynb).
 
-The printing helpers of chapter 7 (the same digits on every machine), and the drawing of the benchmark
-bicycle: its parts as shapes of :mod:`mbdlib.view3d` (each in its body's frame, which is the global frame
-in the upright reference pose of :func:`mbdlib.vehicles.benchmark_bicycle`) and a side view for the
-schematic.  The bicycle itself is the library's; nothing here computes its motion.
+The printing helpers of all pages, re-exported (page_tools.py: the same digits on every machine), and the
+drawing of the benchmark bicycle: its parts as shapes of :mod:`mbdlib.view3d` (each in its body's frame,
+which is the global frame in the upright reference pose of :func:`mbdlib.vehicles.benchmark_bicycle`) and
+a side view for the schematic.  The bicycle itself is the library's; nothing here computes its motion.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from ch07_tools import G0, SUPERSCRIPT, body_poses, rnd, say, small, under
+from ch07_tools import body_poses
+from page_tools import G0, SUPERSCRIPT, rnd, say, small, under
 
 from mbdlib.view3d import Box, Cylinder, Disk, Sphere
 
