@@ -455,14 +455,14 @@ def _slow_rate(**p):
     return precession_rates(**p)[0]
 
 
-def _top_variant(rng) -> dict:
-    """Mass 0.5-2 kg, centre 5-15 cm up the axis, moments from a disk-like top, tilt 15-60°, a fast spin
-    (at least twice the spin where steady precession stops existing)."""
+def _top_variant(rng, tilts=(15, 20, 25, 30, 35, 40, 50, 55, 60)) -> dict:
+    """Mass 0.5-2 kg, centre 5-15 cm up the axis, moments from a disk-like top, a tilt from ``tilts`` (°; not
+    45: cos = sin there), a fast spin (at least twice the spin where steady precession stops existing)."""
     m = float(rng.integers(5, 21) / 10)
     l = float(rng.integers(5, 16) / 100)
     C = round(m * float(rng.uniform(0.004, 0.01)), 5)
     A_c = round(C * float(rng.uniform(0.55, 0.9)), 5)
-    theta = float(rng.choice([15, 20, 25, 30, 35, 40, 50, 55, 60]))  # not 45: cos = sin there
+    theta = float(rng.choice(list(tilts)))
     A = A_c + m * l * l
     w_min = math.sqrt(4 * A * math.cos(math.radians(theta)) * m * G * l) / C
     return {"m": m, "l": l, "A_c": A_c, "C": C, "theta_deg": theta,

@@ -47,6 +47,8 @@ from scipy.optimize import brentq
 from ..linearize import linearize
 from ..planar import PlanarModel
 from ..vehicles import BENCHMARK, benchmark_bicycle
+from .ch07 import TOP, precession_rates
+from .ch07 import _top_variant as top_variant_7
 from .core import Exercise, Mistake, register
 
 G = 9.81  # m/s²
@@ -201,14 +203,9 @@ register(
 
 
 # ------------------------------------------------------------------ 8.3 nutation about steady precession
-TOP = {"m": 1.0, "l": 0.1, "A_c": 0.004, "C": 0.006, "theta_deg": 30.0, "w3": 60.0}  # kg, m, kg m², °, rad/s
-
-
 def _precession(m, l, A_c, C, theta_deg, w3, root=0, pivot=True):
-    A = A_c + (m * l * l if pivot else 0.0)
-    a, b, c = A * math.cos(math.radians(theta_deg)), -C * w3, m * G * l
-    d = math.sqrt(b * b - 4 * a * c)
-    return A, ((-b - d) / (2 * a), (-b + d) / (2 * a))[root]
+    """(A, Ω): the moment of inertia about the tilt axis and a root of steady precession (chapter 7's 7.6)."""
+    return A_c + (m * l * l if pivot else 0.0), precession_rates(m, l, A_c, C, theta_deg, w3, pivot)[root]
 
 
 def nutation_frequency(m, l, A_c, C, theta_deg, w3, root=0, pivot=True, precession_term=True):
@@ -222,17 +219,8 @@ def nutation_frequency(m, l, A_c, C, theta_deg, w3, root=0, pivot=True, precessi
 
 
 def _top_variant(rng) -> dict:
-    """A disk-like top (mass 0.5-2 kg, centre 5-15 cm up), tilt 15-60°, spin at least twice the smallest
-    spin of steady precession."""
-    m = float(rng.integers(5, 21) / 10)
-    l = float(rng.integers(5, 16) / 100)
-    C = round(m * float(rng.uniform(0.004, 0.01)), 5)
-    A_c = round(C * float(rng.uniform(0.55, 0.9)), 5)
-    theta = float(rng.choice([15, 20, 25, 35, 40, 50, 55, 60]))
-    A = A_c + m * l * l
-    w_min = math.sqrt(4 * A * math.cos(math.radians(theta)) * m * G * l) / C
-    return {"m": m, "l": l, "A_c": A_c, "C": C, "theta_deg": theta,
-            "w3": float(math.ceil(max(2.0 * w_min, 40.0) / 5 + rng.integers(0, 8)) * 5)}
+    """Chapter 7's tops (7.6), never at the page's 30° (nor 45°)."""
+    return top_variant_7(rng, tilts=(15, 20, 25, 35, 40, 50, 55, 60))
 
 
 register(
