@@ -307,24 +307,29 @@ def _planar_model(bodies, joints, gravity, loads=None):
         m.add_body(name, mass, inertia, position=pose[:2], angle=pose[2], velocity=vel[:2],
                    angular_velocity=vel[2])
         poses[name] = np.asarray(pose, dtype=float)
-    for jname, (kind, *a) in joints.items():
-        if kind == "revolute":
-            m.add_revolute(*a, name=jname)
-        elif kind == "translational":
-            bi, bj, pi, pj, axis = a
-            m.add_translational(bi, bj, pi, pj, axis, angle=poses[bj][2] - poses[bi][2], name=jname)
-        elif kind == "distance":
-            m.add_distance(*a, name=jname)
-        elif kind == "rack_pinion":
-            pinion, rack, pp, pr, axis, radius = a
-            m.add_rack_pinion(pinion, rack, radius, pp, pr, axis, name=jname)
-        else:
-            m.add_knife_edge(*a, name=jname)
+    for jname, joint in joints.items():
+        _add_joint(m, jname, joint, poses, "add_")
     for lname, (_, jname, torque) in (loads or {}).items():          # joint torques of a controller
         joint = next(j for j in m.joints if j.name == jname)
         m.add_joint_torque(joint, _controlled(torque, joint.angle), name=lname)
     m.assemble()
     return m
+
+
+def _add_joint(m, jname, joint, poses, prefix):
+    """One row of a vehicle's joint table on model ``m``: ``prefix`` "add_" (Cartesian model) or "add_cut_"
+    (a loop-closing joint of a relative model); a knife edge is the same call in both."""
+    kind, *a = joint
+    if kind == "knife_edge":
+        m.add_knife_edge(*a, name=jname)
+    elif kind == "translational":
+        bi, bj, pi, pj, axis = a
+        getattr(m, prefix + kind)(bi, bj, pi, pj, axis, angle=poses[bj][2] - poses[bi][2], name=jname)
+    elif kind == "rack_pinion":
+        pinion, rack, pp, pr, axis, radius = a
+        getattr(m, prefix + kind)(pinion, rack, radius, pp, pr, axis, name=jname)
+    else:                                               # revolute, distance
+        getattr(m, prefix + kind)(*a, name=jname)
 
 
 def _controlled(torque, angle):
@@ -352,21 +357,9 @@ def _relative_model(bodies, joints, tree, gravity, loads=None):
             raise ModelError(f"the tree joint of body {name!r} is a {kind} joint: a tree joint must be "
                              "revolute, translational or free")
     m.set_initial(*m.from_body_states({b[0]: (b[3], b[4]) for b in bodies}))
-    for jname, (kind, *a) in joints.items():
-        if jname in tree.values():
-            continue
-        if kind == "revolute":
-            m.add_cut_revolute(*a, name=jname)
-        elif kind == "translational":
-            bi, bj, pi, pj, axis = a
-            m.add_cut_translational(bi, bj, pi, pj, axis, angle=poses[bj][2] - poses[bi][2], name=jname)
-        elif kind == "distance":
-            m.add_cut_distance(*a, name=jname)
-        elif kind == "rack_pinion":
-            pinion, rack, pp, pr, axis, radius = a
-            m.add_cut_rack_pinion(pinion, rack, radius, pp, pr, axis, name=jname)
-        else:
-            m.add_knife_edge(*a, name=jname)
+    for jname, joint in joints.items():
+        if jname not in tree.values():
+            _add_joint(m, jname, joint, poses, "add_cut_")
     for lname, (_, jname, torque) in (loads or {}).items():
         body = next((b for b, j in tree.items() if j == jname), None)
         if body is None:
