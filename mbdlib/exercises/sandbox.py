@@ -20,8 +20,9 @@ tmpfs too); talk to the grader over the ZeroMQ sockets it creates in ``W`` at st
   after the kernel is up the grader makes ``W`` read-only to it (:meth:`Jail.seal`);
 * **resources** (cgroups, when the grader may create them: root on cgroup v1, or a delegated v2 tree):
   memory of all its processes together (tmpfs included), number of processes and threads (a fork bomb
-  stops there), CPU share (one core); plus per-process limits (address space, CPU seconds, file size,
-  open files, no core dumps);
+  stops there), CPU share (one core); plus per-process limits (address space: the memory limit, or four
+  times it as a backstop where the memory cgroup counts the real use; CPU seconds, file size, open files,
+  no core dumps);
 * **environment**: emptied; only ``PATH``, ``HOME``, ``LANG`` and the thread settings are set.
 
 :func:`probe` says which of these mechanisms this machine offers (``bwrap`` is Debian's ``bubblewrap``;
@@ -63,7 +64,8 @@ ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "nsswitch.conf"
 class SandboxConfig:
     """Limits of a grading kernel. ``isolate``: None = as far as available, True = required, False = never.
 
-    ``memory_mb``: all the kernel's processes together (cgroup), and each one's address space;
+    ``memory_mb``: all the kernel's processes together (cgroup), and each one's address space (four times
+    ``memory_mb`` where the cgroup counts the memory);
     ``cpu_seconds``: CPU time of each process; ``max_processes``: processes and threads together;
     ``disk_mb``: the kernel's home folder (``/tmp`` and ``/dev/shm`` get a quarter each); ``cpus``: CPU
     share (1.0 = one core).
@@ -477,8 +479,8 @@ def _bwrap_argv(args, python: list[str], sources: dict[str, str]) -> list[str]:
     bind(str(args.workdir), rw=True)
     env = {"PATH": f"{os.path.dirname(PYTHON)}:/usr/local/bin:/usr/bin:/bin", "HOME": HOME,
            "TMPDIR": "/tmp", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
-           "MKL_NUM_THREADS": "1", "MPLCONFIGDIR": "/tmp/matplotlib", "MBDLIB_SANDBOX": "1",
-           "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+           "MKL_NUM_THREADS": "1", "MALLOC_ARENA_MAX": "2", "MPLCONFIGDIR": "/tmp/matplotlib",
+           "MBDLIB_SANDBOX": "1", "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1"}
     if os.environ.get("PYTHONPATH"):
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     for k, v in env.items():
@@ -518,7 +520,11 @@ def main(argv: list[str] | None = None) -> int:
         with open(Path(d) / "cgroup.procs", "w") as f:
             f.write(str(os.getpid()))
     _sentinel(os.getppid(), [Path(d) for d in args.cgroup], workdir)
-    _limit(resource.RLIMIT_AS, args.memory_mb * 1024 * 1024)
+    # the address space counts reservations that are not memory (a thread's malloc arena reserves 64 MB):
+    # where a memory cgroup bounds the real use, the per-process limit is only a backstop
+    counted = any((Path(d) / f).exists() for d in args.cgroup
+                  for f in ("memory.max", "memory.limit_in_bytes"))
+    _limit(resource.RLIMIT_AS, (4 if counted else 1) * args.memory_mb * 1024 * 1024)
     _limit(resource.RLIMIT_CPU, args.cpu_seconds)
     _limit(resource.RLIMIT_FSIZE, args.disk_mb * 1024 * 1024)
     _limit(resource.RLIMIT_NOFILE, 1024)
@@ -531,7 +537,8 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(log, 2)
         os.chdir(workdir)
         env = {**os.environ, "HOME": str(workdir), "TMPDIR": str(tmp), "OPENBLAS_NUM_THREADS": "1",
-               "OMP_NUM_THREADS": "1", "MPLCONFIGDIR": str(tmp), "MBDLIB_SANDBOX": "1"}
+               "OMP_NUM_THREADS": "1", "MALLOC_ARENA_MAX": "2", "MPLCONFIGDIR": str(tmp),
+               "MBDLIB_SANDBOX": "1"}
         os.execvpe(command[0], command, env)
     sources: dict[str, str] = {}
     python = _python_paths()
