@@ -45,7 +45,8 @@ vendor: $(VENDOR)
 
 book: install vendor
 	rm -rf book/_build
-	$(BIN)/jupyter-book build book --warningiserror --nitpick --keep-going
+	# every notebook executed (two at a time), then jupyter-book build book --warningiserror --nitpick --keep-going
+	$(BIN)/python tools/build_book.py
 	@echo
 	@echo "Book built: $(CURDIR)/book/_build/html/index.html"
 
@@ -75,10 +76,12 @@ test: install vendor
 		--nbval-sanitize-with tests/nbval_sanitize.cfg book/chapters book/appendix solutions
 	$(BIN)/python -m pytest -p no:cacheprovider --nbval-lax book/intro book/how_to_use.ipynb
 
-# the optional robot models (~400 MB: example-robot-data) and the tests that load them
+# the optional robot models (~400 MB: example-robot-data) and the tests that load them; the bicycle
+# against sympy's KanesMethod.linearize (symbolic Jacobians: 5-10 min)
 test-extended: install
 	$(BIN)/python -m pip install -q -e ".[robots]"
-	MBDLIB_EXTENDED=1 $(BIN)/python -m pytest tests/extended/test_robot_data.py
+	MBDLIB_EXTENDED=1 $(BIN)/python -m pytest -n 2 tests/extended/test_robot_data.py \
+		tests/extended/test_bicycle_sympy.py
 
 # nbgrader's own generate_assignment / autograde / export on the notebooks `release --nbgrader` writes.
 # nbgrader is heavy, so it gets its own environment, .venv-nbgrader (the course's requirements + nbgrader).

@@ -17,7 +17,7 @@ oracle of the closed-form γ and b_γ of :mod:`mbdlib.spatial_joints` and :mod:`
 Meijaard et al. (2007) — its published linearized equations, eigenvalues and critical speeds, and the
 paper's closed-form matrices for any parameters — against which the library's spatial model
 (:func:`mbdlib.vehicles.benchmark_bicycle`) is checked (tests/test_vehicles.py); ``whipple_kanes_method``:
-the same bicycle derived in ``sympy.physics.mechanics.KanesMethod``.
+the same bicycle derived in ``sympy.physics.mechanics.KanesMethod`` (tests/extended/test_bicycle_sympy.py).
 """
 
 from __future__ import annotations

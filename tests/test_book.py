@@ -3,7 +3,7 @@
 The book is built once per session, with the command of ``make book`` (plus ``--path-output`` to a
 temporary folder, so ``book/_build`` is left alone), then checked by ``tools/check_book.py``.
 
-One difference: ``make book`` executes every notebook (``execute_notebooks: force``), while this build
+One difference: ``make book`` executes every notebook (``tools/build_book.py``), while this build
 renders the outputs stored in the notebooks (a copy of ``_config.yml`` with ``execute_notebooks: "off"``).
 The two give the same pages because ``make test`` also runs nbval in strict mode on every chapter: a
 stored output that a fresh execution does not reproduce fails there. Executing every chapter twice

@@ -533,10 +533,11 @@ def test_exercise_notebook_handed_out_says_not_answered_everywhere():
         assert _judge_value(get(ex), rec, get(ex).params).verdict == "unanswered", ex
 
 
-def test_solution_notebook_executes_and_every_answer_is_correct():
+def test_solution_notebook_says_every_answer_is_correct():
+    """The stored outputs (nbval in `make test` re-executes the notebook and compares them: they are what it
+    prints): every check line says correct, and every recorded value is judged correct."""
     nb = nbformat.read(ROOT / "solutions" / "ch07_spatial.ipynb", as_version=4)
     assert nb.metadata["mbdlib"]["chapter"] == 7
-    assert execute(nb, ROOT / "solutions", timeout=240) == ("ok", "")
     records = records_in(nb)
     assert sorted(records) == sorted(x.id for x in exercises(7))
     for ex in exercises(7):

@@ -10,7 +10,8 @@ nothing in it knows the paper's linearized equations.  It is checked against:
   (A 1)-(A 27), written out in tests/oracles.py) for other bicycles;
 * the same bicycle derived with sympy.physics.mechanics' KanesMethod (dependent pitch, yaw and front-wheel
   rates; the holonomic front contact and the two rolling wheels as constraints) and linearized by its
-  Linearizer (tests/oracles.py: whipple_kanes_method);
+  Linearizer (tests/oracles.py: whipple_kanes_method): tests/extended/test_bicycle_sympy.py, run by
+  ``make test-extended`` (sympy's symbolic Jacobians take five to ten minutes);
 * a nonlinear ride: inside the stable range a sideways push dies out, with energy and constraints kept.
 """
 
@@ -22,9 +23,7 @@ from oracles import (
     MEIJAARD_TABLE2_AT_SPEEDS,
     MEIJAARD_TABLE2_EIGENVALUES,
     MEIJAARD_TABLE2_SPEEDS,
-    exact_solver,
     meijaard_bicycle_matrices,
-    whipple_kanes_method,
     whipple_matrices,
 )
 from scipy.optimize import brentq
@@ -143,30 +142,6 @@ def test_another_bicycle_matches_the_papers_closed_form_matrices():
         np.testing.assert_allclose(getattr(eq, name), ref[name], rtol=0, atol=1e-9 * np.abs(ref[name]).max(),
                                    err_msg=name)
     assert bike.params["c"] == 0.05 and BENCHMARK["c"] == 0.08           # the benchmark is not changed
-
-
-@pytest.mark.slow
-def test_linearization_equals_sympys_kanes_method_linearize(bike):
-    """The Whipple bicycle derived independently with sympy.physics.mechanics' KanesMethod (tests/oracles.py:
-    yaw, lean, pitch and steer angles, the pitch dependent through the front contact's height; yaw, pitch and
-    front-wheel rates dependent through three velocity constraints, solved exactly by forward substitution)
-    and linearized by its Linearizer (with the same exact solver) about upright running at 5 m/s: the state
-    matrix in (lean, steer, their rates, the rear hub's rate) and the steer-torque column of B equal those
-    of the 28-coordinate model, and the heading is ignorable (its column is zero)."""
-    kane = whipple_kanes_method(dict(BENCHMARK))
-    q, u, T = kane["q"], kane["u"], kane["T"]
-    v = 5.0
-    op = {**{qi: 0.0 for qi in q}, u[0]: 0.0, u[1]: 0.0, u[2]: 0.0, u[3]: 0.0,
-          u[4]: v / BENCHMARK["rR"], u[5]: v / BENCHMARK["rF"], T: 0.0,
-          **{ui.diff(): 0.0 for ui in u}}                  # steady: no accelerations
-    A, B, inputs = kane["KM"].linearize(op_point=op, A_and_B=True, simplify=False, linear_solver=exact_solver)
-    assert list(inputs) == [T]
-    A, B = np.array(A.evalf(), dtype=float), np.array(B.evalf(), dtype=float)
-    states = [1, 2, 3, 4, 5]                  # of (yaw, lean, steer, lean rate, steer rate, rear hub rate)
-    lin = bike.linearize(v, inputs=["steer torque"])
-    np.testing.assert_allclose(lin.A, A[np.ix_(states, states)], rtol=0, atol=1e-8 * np.abs(A).max())
-    np.testing.assert_allclose(lin.B[:, 0], B[states, 0], rtol=0, atol=1e-9 * np.abs(B).max())
-    np.testing.assert_allclose(A[:, 0], 0.0, atol=1e-12)
 
 
 def test_lean_steer_equations_closed_forms():

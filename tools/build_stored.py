@@ -6,7 +6,7 @@ Usage::
     .venv/bin/python tools/build_stored.py OUT_DIR --lenient   # warnings printed, not fatal
     .venv/bin/python tools/check_book.py OUT_DIR/_build/html OUT_DIR/_build/html/chapters/ch01_kinematics.html
 
-``make book`` executes every notebook (``execute_notebooks: force``); this renders what is stored, which nbval
+``make book`` executes every notebook (``tools/build_book.py``); this renders what is stored, which nbval
 (in ``make test``) proves reproducible. The build uses a copy of ``book/_config.yml`` with execution off and
 the same flags as ``make book`` (warnings are errors). The test suite builds the book this way too.
 """
