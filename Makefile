@@ -45,7 +45,7 @@ vendor: $(VENDOR)
 
 book: install vendor
 	rm -rf book/_build
-	# every notebook executed (two at a time), then jupyter-book build book --warningiserror --nitpick --keep-going
+	# every notebook executed (in parallel), then jupyter-book build book --warningiserror --nitpick --keep-going
 	$(BIN)/python tools/build_book.py
 	@echo
 	@echo "Book built: $(CURDIR)/book/_build/html/index.html"
