@@ -110,8 +110,11 @@ def _write(fd: int, data: bytes) -> None:
 
 def _read(fd: int, timeout: float | None = None) -> bytes | None:
     """One frame, or None at end of file; ``TimeoutError`` if nothing comes within ``timeout`` seconds."""
-    if timeout is not None and not select.select([fd], [], [], timeout)[0]:
-        raise TimeoutError
+    if timeout is not None:  # poll, not select: a grader with many files open has descriptors past 1023
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        if not poller.poll(max(0, int(timeout * 1000))):
+            raise TimeoutError
     head = _exactly(fd, 4)
     return None if head is None else _exactly(fd, struct.unpack(">I", head)[0])
 
