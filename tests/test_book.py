@@ -444,26 +444,11 @@ def test_saved_controls_and_check_dom_flag_missing_widget_controls(tmp_path):
     assert "1 .widget-dropdown control(s), 0 rendered" in text
 
 
-def test_page_requests_separates_page_and_browser_requests(tmp_path):
-    log = {"constants": {"logEventTypes": {"URL_REQUEST_START_JOB": 7, "OTHER": 1}},
-           "events": [
-               {"type": 7, "params": {"url": "https://cdn.example.org/mathjax.js", "initiator": "null"}},
-               {"type": 7, "params": {"url": "https://update.example.com/x", "initiator": "not an origin"}},
-               {"type": 7, "params": {"url": "file:///book/index.html", "initiator": "null"}},
-               {"type": 1, "params": {"url": "https://ignored.example.org/"}},
-           ]}
-    path = tmp_path / "net.json"
-    path.write_text(json.dumps(log)[:-2] + ",")  # as left by a Chromium killed before closing the log
-    by_page, by_browser = check_book.page_requests(path)
-    assert by_page == ["https://cdn.example.org/mathjax.js"]
-    assert by_browser == ["https://update.example.com/x"]
-
-
 def test_console_failures_keeps_errors_only():
-    stderr = ('[1:1:1202/1.0:INFO:CONSOLE:6] "Uncaught TypeError: boom", source: file:///a/embed.js (6)\n'
-              '[1:1:1202/1.0:INFO:CONSOLE:1] "[PST]: Changed to auto mode", source: file:///a/pst.js (1)\n')
-    bad = check_book.console_failures(stderr)
-    assert len(bad) == 1 and "Uncaught TypeError: boom" in bad[0]
+    messages = ["Uncaught TypeError: boom (source: file:///a/embed.js)",
+                "console.error: Got invalid theme mode: . Resetting to auto.",
+                "Failed to load resource: net::ERR_FILE_NOT_FOUND (source: file:///a/x.woff2)"]
+    assert check_book.console_failures(messages) == [messages[0], messages[2]]
 
 
 # --- the browser check ----------------------------------------------------------------------------
@@ -484,6 +469,32 @@ def test_checker_fails_a_page_without_mathjax(chromium, tmp_path):
                            "--no-screenshots"], capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "MathJax did not run" in proc.stdout
+
+
+def test_checker_reports_what_a_page_script_breaks(chromium, tmp_path):
+    """What only shows when the page runs: a request to the network, an uncaught error, a file that is
+    not there (each added by a script, so the source check cannot see them); the screenshot is taken all
+    the same, and the next page, checked by the same browser, passes."""
+    _write(tmp_path / "index.html", "<html><body><p>index</p></body></html>")
+    broken = _write(tmp_path / "broken.html", """<html><body><p>broken</p><script>
+        fetch("https://example.org/data.json").catch(function () {});
+        var img = document.createElement("img"); img.src = "missing.png"; document.body.appendChild(img);
+        setTimeout(function () { throw new Error("boom"); }, 50);
+        </script></body></html>""")
+    shots = tmp_path / "shots"
+    proc = subprocess.run([sys.executable, str(REPO / "tools" / "check_book.py"), str(tmp_path),
+                           str(broken), str(tmp_path / "index.html"), "--screenshots", str(shots)],
+                          capture_output=True, text=True, timeout=300, check=False)
+    out = proc.stdout
+    section = out.split("broken.html", 1)[1].split("index.html", 1)[0]
+    assert "the page requested a non-file URL: https://example.org/data.json" in section, out
+    assert "console: Uncaught Error: boom" in section, out
+    assert "ERR_FILE_NOT_FOUND" in section and "missing.png" in section, out
+    assert _png_size(shots / "broken.png")[0] == 1280
+    index_section = out.split("index.html", 1)[1].splitlines()[1:]
+    assert [ln for ln in index_section if ln.startswith("       -")] == [
+        "       - no download button (expected a link to the page's source in _sources/)"], out
+    assert proc.returncode == 1
 
 
 def _png_size(path: Path) -> tuple[int, int]:
@@ -760,9 +771,9 @@ def test_checker_passes_3d_players_that_play_and_fails_one_that_does_not(chromiu
     assert "check_book: 2 of 3 3-D players play" in out
     assert proc.returncode == 1
     # WebGL unavailable: the player says so under its poster, and the check names the flag that helps
-    proc, _ = check_book.render_measured(chromium, top, tmp_path, ["--disable-webgl", "--dump-dom",
-                                                                  "--window-size=1280,1000"])
+    with check_book.open_browser(chromium, tmp_path, ["--disable-webgl"]) as browser:
+        dom = check_book.render_measured(browser, top)[1].dom
     report = check_book.PageReport("index.html")
-    check_book.check_views3d(proc.stdout, {"views3d": 1}, report)
-    assert 'data-mbd-state="no-webgl"' in proc.stdout and "gives the page no WebGL" in proc.stdout
+    check_book.check_views3d(dom, {"views3d": 1}, report)
+    assert 'data-mbd-state="no-webgl"' in dom and "gives the page no WebGL" in dom
     assert len(report.failures) == 1 and "--enable-unsafe-swiftshader" in report.failures[0], report.failures

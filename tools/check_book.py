@@ -13,28 +13,28 @@ For every page (default: every ``*.html`` of the build, outside ``_static``/``_s
    a source (all but Sphinx's ``genindex``/``search``) has a download button, each of its links points to
    a non-empty file, and one of them to the page's own source in ``_sources/`` (the ``.ipynb`` of a
    notebook page).
-2. **Rendered DOM** (``chromium --headless --dump-dom`` with ``--host-resolver-rules`` mapping every host
-   to "not found", i.e. offline): maths typeset by MathJax (an ``mjx-container`` in every ``.math``
+2. **Rendered DOM** (one headless Chromium, driven over its DevTools pipe by ``tools/cdp.py``, with
+   ``--host-resolver-rules`` mapping every host to "not found", i.e. offline; each page runs 10 s of
+   virtual time, then its DOM is read): maths typeset by MathJax (an ``mjx-container`` in every ``.math``
    element, no ``mjx-merror``); widget views rendered (``.jupyter-widgets`` elements, and as many
    ``.widget-slider`` / ``.widget-dropdown`` / ... controls as the saved widget state has slider /
    dropdown / ... views, no "Error displaying widget"); every ``<img>`` local and present on disk; again
-   no remote ``<script src>`` / ``<link href>`` (scripts may add some). Every 3-D player
+   no remote ``<script src>`` / ``<link href>`` (scripts may add some). Every frame player's sliders and
+   play button change the picture (:data:`PLAYER_SCRIPT`). Every 3-D player
    (:mod:`mbdlib.view3d`) started (three.js found, WebGL available: software SwiftShader here), its canvas
    not blank, and its slider, a drag, click + wheel and ▶/❚❚ all change the picture (:data:`VIEW3D_SCRIPT`).
-3. **Network log** (``--log-net-log``): no request made by the page to a non-``file:`` URL. Chromium's
-   own background requests (initiator "not an origin": update checks, account probes) are not the
-   page's and are only counted.
-4. **Console**: no uncaught JavaScript error and no failed resource load.
+3. **Network** (the page's ``Network.requestWillBeSent`` events): no request to a non-local URL.
+4. **Console** (``Runtime.exceptionThrown``, ``console.error``, the ``Log`` domain): no uncaught
+   JavaScript error and no failed resource load.
 5. **Glyphs**: no character of the page's text (outside MathJax) is drawn as the box of a missing glyph
    (each distinct one drawn on a canvas in its element's font and compared with an unassigned code point);
    a page with CJK text has the web font ``MBD CJK`` of ``course.css`` declared and loaded.
 
 Screenshots (1280 pixels wide, the whole page) of every page but ``genindex``/``search`` go to
 ``--screenshots`` (default ``artifacts/screenshots`` at the repository root; ``--no-screenshots`` to
-skip). Headless Chromium only paints the window, so the page's height is measured first: the DOM check
-of step 2 then runs on a copy of the page with a one-line script that records ``scrollHeight`` once
-MathJax and the widgets have drawn, and the screenshot window is made that tall (at most
-``MAX_SHOT_HEIGHT``); ``--window-height N`` fixes the height instead.
+skip). They are taken from the page the checks ran on (its players put back as they were found): the
+page's ``scrollHeight``, recorded once MathJax and the widgets have drawn, becomes the window's height
+(at most ``MAX_SHOT_HEIGHT``); ``--window-height N`` fixes the height instead.
 
 Exit status: 0 all pages pass, 1 some check failed, 2 usage error or no Chromium (message says so).
 """
@@ -46,9 +46,9 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -58,6 +58,9 @@ from urllib.parse import unquote, urlsplit
 
 from bs4 import BeautifulSoup
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/cdp.py, beside this file
+import cdp  # noqa: E402
+
 REPO = Path(__file__).resolve().parent.parent
 CHROMIUM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 CHROMIUM_FLAGS = [
@@ -66,17 +69,17 @@ CHROMIUM_FLAGS = [
     "--disable-default-apps", "--no-default-browser-check", "--hide-scrollbars", "--mute-audio",
     # Offline: every host name resolves to "not found", so a page that needs the network shows it.
     "--host-resolver-rules=MAP * ~NOTFOUND",
-    "--virtual-time-budget=10000",
     # WebGL in software (SwiftShader) for the 3-D players (mbdlib.view3d): with --disable-gpu Chromium only
     # falls back to it with a deprecation warning, and will stop doing so; this flag asks for it.
     "--enable-unsafe-swiftshader",
 ]
 REMOTE = re.compile(r"^(https?:)?//", re.IGNORECASE)
-LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:", "chrome:", "chrome-error:", "devtools:")
 SKIP_DIRS = {"_static", "_sources", "_images", "_downloads"}
-CONSOLE_LINE = re.compile(r"INFO:CONSOLE[^\]]*\] \"(?P<msg>.*)\", source: (?P<src>\S*)")
 CONSOLE_FAILURES = ("Uncaught", "Failed to load resource", "ERR_FILE_NOT_FOUND", "net::ERR_")
 TIMEOUT_S = 90
+# Virtual time a page runs before it is read: timers fast-forward, so MathJax, the widget manager and the
+# check's scripts (their 2 s of timers) finish; a pending file fetch pauses it.
+VIRTUAL_TIME_MS = 10000
 # Pages Sphinx generates itself: no source, so no download button and no screenshot.
 GENERATED_PAGES = {"genindex.html", "search.html", "py-modindex.html"}
 NOT_LINKS = ("#", "data:", "blob:", "javascript:", "mailto:", "tel:")
@@ -111,10 +114,11 @@ PLAYER_SCRIPT = """<script>window.addEventListener("load", function () { setTime
   document.querySelectorAll(".mbd-player:not(.mbd-player-3d)").forEach(function (p) {
     var r = {id: p.id, kind: p.getAttribute("data-mbd-kind"), widget: p.hasAttribute("data-mbd-widget"),
              sliders: [], distinct: 0, play: null};
-    var seen = {}, data = JSON.parse(p.querySelector("script.mbd-player-data").textContent);
+    var seen = {}, data = JSON.parse(p.querySelector("script.mbd-player-data").textContent), initial = [];
     r.readouts = true;
     p.querySelectorAll(".mbd-player-control").forEach(function (s, axis) {
       var v0 = s.value, before = shown(p), changed = false;
+      initial.push([s, v0]);
       var n = s.tagName === "SELECT" ? s.options.length - 1 : parseInt(s.max, 10);
       var out = s.parentNode.querySelector("output");
       for (var v = 0; v <= n; v++) {
@@ -128,13 +132,16 @@ PLAYER_SCRIPT = """<script>window.addEventListener("load", function () { setTime
     });
     r.distinct = Object.keys(seen).length;
     var button = p.querySelector("button.mbd-player-play");
-    if (button) { playing.push([r, p, shown(p)]); button.click(); }
+    if (button) { playing.push([r, p, shown(p), initial]); button.click(); }
     results.push(r);
   });
   setTimeout(function () {
     playing.forEach(function (x) {
       x[0].play = shown(x[1]) !== x[2];
       x[1].querySelector("button.mbd-player-play").click();
+      x[3].forEach(function (c) {  // back to the first picture, for the screenshot
+        c[0].value = c[1]; c[0].dispatchEvent(new Event("input", {bubbles: true}));
+      });
     });
     document.documentElement.setAttribute("data-check-players", JSON.stringify(results));
   }, 1500);
@@ -167,7 +174,7 @@ VIEW3D_SCRIPT = """<script>window.addEventListener("load", function () {
     try {
       var s = p.querySelector("input.mbd-player-control"), out = p.querySelector("output");
       var c = p.querySelector("canvas");
-      var first = api.sample(), n = s ? parseInt(s.max, 10) : 0;
+      var first = api.sample(), n = s ? parseInt(s.max, 10) : 0, start = api.frame();
       r.drawn = first.drawn;
       r.slider = r.readout = true;  // a still (one frame) has no slider and no play button
       if (s) {
@@ -188,7 +195,7 @@ VIEW3D_SCRIPT = """<script>window.addEventListener("load", function () {
       r.zoom = moved(turned, api.sample());
       api.reset();
       var button = p.querySelector("button.mbd-player-play");
-      if (button) { playing.push([r, api, api.sample(), button]); button.click(); }
+      if (button) { playing.push([r, api, api.sample(), button, s, start]); button.click(); }
       else { r.play = r.paused = true; }
     } catch (err) { r.error = String(err); }
   }
@@ -201,6 +208,7 @@ VIEW3D_SCRIPT = """<script>window.addEventListener("load", function () {
         x[0].play = x[1].frame() > 0 && moved(x[2], x[1].sample());
         x[3].click();
         x[0].paused = x[3].textContent.indexOf("play") >= 0;
+        x[4].value = String(x[5]); x[4].dispatchEvent(new Event("input", {bubbles: true}));  // as found
       });
       document.documentElement.setAttribute("data-check-views3d", JSON.stringify(results));
     }, 1500);
@@ -706,74 +714,51 @@ def check_glyphs(dom: str, report: PageReport) -> None:
                         + (f", {WEB_FONT_FAMILY} loaded" if "loaded" in result.get("faces", []) else ""))
 # --- end of the glyph check ---
 
-def page_requests(netlog: Path) -> tuple[list[str], list[str]]:
-    """Non-file URLs requested, split into (by the page, by Chromium itself) from a --log-net-log file."""
-    text = netlog.read_text(encoding="utf-8", errors="replace")
-    try:
-        log = json.loads(text)
-    except json.JSONDecodeError:  # Chromium stopped before it closed the log: close the events array
-        log = json.loads(text.rstrip().rstrip(",") + "]}")
-    names = {v: k for k, v in log["constants"]["logEventTypes"].items()}
-    by_page, by_browser = [], []
-    for event in log.get("events", []):
-        params = event.get("params") or {}
-        if names.get(event["type"]) != "URL_REQUEST_START_JOB" or "url" not in params:
-            continue
-        url = params["url"]
-        if url.startswith(LOCAL_SCHEMES):
-            continue
-        (by_browser if params.get("initiator") == "not an origin" else by_page).append(url)
-    return by_page, by_browser
-
-
-def console_failures(stderr: str) -> list[str]:
+def console_failures(messages: list[str]) -> list[str]:
     """Console messages that mean something broke (uncaught errors, failed loads)."""
-    bad = []
-    for m in CONSOLE_LINE.finditer(stderr):
-        if any(key in m.group("msg") for key in CONSOLE_FAILURES):
-            bad.append(f"{m.group('msg')[:200]} (source: {m.group('src')[-80:]})")
-    return bad
+    return [m[:300] for m in messages if any(key in m for key in CONSOLE_FAILURES)]
 
 
-def run_chromium(chromium: str, url: str, extra: list[str], workdir: Path,
-                 timeout: float = TIMEOUT_S) -> subprocess.CompletedProcess:
-    profile = tempfile.mkdtemp(prefix="profile-", dir=workdir)
-    cmd = [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *extra, url]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+def open_browser(chromium: str, workdir: Path, extra: list[str] = ()) -> cdp.Browser:
+    """A headless Chromium with :data:`CHROMIUM_FLAGS` (plus ``extra``), driven over its DevTools pipe."""
+    profile = Path(tempfile.mkdtemp(prefix="profile-", dir=workdir))
+    return cdp.Browser(chromium, [*CHROMIUM_FLAGS, *extra], profile, profile.with_suffix(".log"))
 
 
-def render_measured(chromium: str, page: Path, workdir: Path,
-                    extra: list[str]) -> tuple[subprocess.CompletedProcess, int | None]:
-    """Run Chromium on a copy of ``page`` that records its own height; return (process, height in px).
+def render_measured(browser: cdp.Browser, page: Path, width: int = 1280,
+                    height: int = 1000) -> tuple[cdp.Tab, cdp.PageLoad, int | None]:
+    """Load a copy of ``page`` with the check's scripts in a new tab; return (tab, what the page did, its
+    height in px).
 
-    The copy sits next to the page (so its relative links work) and is removed afterwards; it differs
-    from the page by two scripts: one keeps writing ``scrollHeight`` into an attribute of <html>, read back
-    from ``--dump-dom`` (which ``extra`` must include), the other moves the sliders of the frame players
-    (:data:`PLAYER_SCRIPT`, and :data:`VIEW3D_SCRIPT` for the 3-D players). The height is None if it could
-    not be measured.
+    The copy sits next to the page (so its relative links work) and is removed once loaded; it differs
+    from the page by the scripts that measure it, move the sliders of its frame players
+    (:data:`PLAYER_SCRIPT`, :data:`VIEW3D_SCRIPT`, both leave every player as they found it), and look at
+    its layout and glyphs. The height is None if it could not be measured.
     """
     html = page.read_text(encoding="utf-8")
     body_end = html.rfind("</body>")
     if body_end < 0:
         html, body_end = html + "<body></body>", len(html) + len("<body>")
-    copy = page.with_name(f".check_book-measure-{os.getpid()}-{page.name}")
+    copy = page.with_name(f".check_book-measure-{os.getpid()}-{threading.get_ident()}-{page.name}")
     scripts = MEASURE_SCRIPT + PLAYER_SCRIPT + VIEW3D_SCRIPT + LAYOUT_SCRIPT + GLYPH_SCRIPT
     copy.write_text(html[:body_end] + scripts + html[body_end:], encoding="utf-8")
     try:
-        proc = run_chromium(chromium, copy.as_uri(), extra, workdir)
+        tab, load = browser.load(copy.as_uri(), budget_ms=VIRTUAL_TIME_MS, width=width, height=height,
+                                 timeout=TIMEOUT_S)
     finally:
         copy.unlink(missing_ok=True)
-    found = re.search(r'data-check-book-height="(\d+)"', proc.stdout)
-    return proc, int(found.group(1)) if found else None
+    found = re.search(r'data-check-book-height="(\d+)"', load.dom)
+    return tab, load, int(found.group(1)) if found else None
 
 
 def page_height(chromium: str, page: Path, workdir: Path) -> int | None:
     """Height in pixels of ``page`` rendered 1280 pixels wide, or None if it could not be measured."""
-    return render_measured(chromium, page, workdir, ["--window-size=1280,1000", "--dump-dom"])[1]
+    with open_browser(chromium, workdir) as browser:
+        return render_measured(browser, page)[2]
 
 
-def check_page(chromium: str, build: Path, page: Path, shots: Path | None, workdir: Path,
-               height: int = 0, ids: dict | None = None) -> PageReport:
+def check_page(browser: cdp.Browser, build: Path, page: Path, shots: Path | None, height: int = 0,
+               ids: dict | None = None) -> PageReport:
     """All checks of one page; a screenshot into ``shots`` (``height`` 0: the whole page)."""
     report = PageReport(str(page.relative_to(build)))
     html = page.read_text(encoding="utf-8")
@@ -783,44 +768,34 @@ def check_page(chromium: str, build: Path, page: Path, shots: Path | None, workd
     if weight > MAX_PAGE_MB * 1e6:
         report.fail(f"the page weighs {weight / 1e6:.1f} MB (limit {MAX_PAGE_MB:g} MB): "
                     "use fewer or smaller frames")
-    netlog = workdir / f"net-{abs(hash(page))}.json"
-    extra = ["--enable-logging=stderr", "--v=0", f"--log-net-log={netlog}", "--window-size=1280,1000",
-             "--dump-dom"]
-    # one run checks the page, moves its players' sliders and measures it for the screenshot
-    proc, measured = render_measured(chromium, page, workdir, extra)
-    if proc.returncode != 0 or "<html" not in proc.stdout:
-        report.fail(f"chromium --dump-dom failed (exit {proc.returncode}): {proc.stderr[-500:]}")
-        return report
-    check_dom(page, proc.stdout, expect, report)
-    report.counts = check_players(proc.stdout, expect, report)
-    report.counts.update(check_views3d(proc.stdout, expect, report))
-    check_layout(proc.stdout, report)
-    check_glyphs(proc.stdout, report)
-    if netlog.exists():
-        by_page, by_browser = page_requests(netlog)
-        for url in by_page:
+    # one load checks the page, moves its players' sliders, measures it, and is photographed
+    tab, load, measured = render_measured(browser, page)
+    try:
+        if "<html" not in load.dom:
+            report.fail(f"Chromium returned no DOM: {load.dom[:200]!r}")
+            return report
+        check_dom(page, load.dom, expect, report)
+        report.counts = check_players(load.dom, expect, report)
+        report.counts.update(check_views3d(load.dom, expect, report))
+        check_layout(load.dom, report)
+        check_glyphs(load.dom, report)
+        for url in load.requests:
             report.fail(f"the page requested a non-file URL: {url}")
-        if by_browser:
-            report.notes.append(f"{len(by_browser)} Chromium background request(s) ignored")
-    else:
-        report.fail("Chromium wrote no network log")
-    for msg in console_failures(proc.stderr):
-        report.fail(f"console: {msg}")
-    if shots is not None:
-        shots.mkdir(parents=True, exist_ok=True)
-        png = shots / (report.page.replace("/", "__").removesuffix(".html") + ".png")
-        png.unlink(missing_ok=True)
-        if height <= 0:
-            if measured is None:
-                report.fail("could not measure the page height for the screenshot")
-            height = min(measured or 2000, MAX_SHOT_HEIGHT)
-        # Painting a tall page takes time (about a minute for 20000 pixels on a loaded machine).
-        shot = run_chromium(chromium, page.as_uri(), [f"--screenshot={png}", f"--window-size=1280,{height}"],
-                            workdir, timeout=TIMEOUT_S + height / 100)
-        if shot.returncode != 0 or not png.is_file():
-            report.fail(f"screenshot failed (exit {shot.returncode})")
-        else:
+        for msg in console_failures(load.console):
+            report.fail(f"console: {msg}")
+        if shots is not None:
+            shots.mkdir(parents=True, exist_ok=True)
+            png = shots / (report.page.replace("/", "__").removesuffix(".html") + ".png")
+            png.unlink(missing_ok=True)
+            if height <= 0:
+                if measured is None:
+                    report.fail("could not measure the page height for the screenshot")
+                height = min(measured or 2000, MAX_SHOT_HEIGHT)
+            # Painting a tall page takes time (about a minute for 20000 pixels on a loaded machine).
+            browser.screenshot(tab, png, 1280, height, timeout=TIMEOUT_S + height / 100)
             report.notes.append(f"screenshot 1280x{height}: {png}")
+    finally:
+        browser.close_tab(tab)
     return report
 
 
@@ -864,17 +839,29 @@ def main(argv: list[str] | None = None) -> int:
     reports = []
     ids: dict = {}  # anchors of link targets, shared by all pages
     with tempfile.TemporaryDirectory(prefix="check_book-") as tmp:
+        # One Chromium per worker thread, reused page after page; one that failed is replaced.
+        local, browsers = threading.local(), []
+
         def one(page: Path) -> PageReport:
             rel = str(page.relative_to(build))
             shots = None if args.no_screenshots or not wants_screenshot(rel) else args.screenshots
+            if getattr(local, "browser", None) is None:
+                local.browser = open_browser(chromium, Path(tmp))
+                browsers.append(local.browser)
             try:
-                return check_page(chromium, build, page, shots, Path(tmp), args.window_height, ids)
-            except subprocess.TimeoutExpired:
-                return PageReport(rel, failures=[f"chromium timed out after {TIMEOUT_S} s"])
+                return check_page(local.browser, build, page, shots, args.window_height, ids)
+            except (cdp.CdpError, OSError) as exc:
+                local.browser.close()
+                local.browser = None
+                return PageReport(rel, failures=[f"Chromium: {exc}"])
 
-        # Pages are independent Chromium runs: check --jobs of them at a time, report in page order.
-        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            reports = list(pool.map(one, pages))
+        # --jobs pages at a time, reported in page order
+        try:
+            with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+                reports = list(pool.map(one, pages))
+        finally:
+            for browser in browsers:
+                browser.close()
     for r in reports:
         status = "FAIL" if r.failures else "ok  "
         print(f"{status} {r.page}" + (f"  ({'; '.join(r.notes)})" if r.notes else ""))

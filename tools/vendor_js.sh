@@ -42,7 +42,7 @@ case "$(basename "$(dirname "$DEST")")" in
 esac
 command -v npm >/dev/null || die "npm not found: install Node.js/npm (Debian: apt-get install npm)"
 
-VERSIONS="$MATHJAX $REQUIREJS $HTML_MANAGER $TEX_EXTENSIONS compat-1 $THREE classic-1"
+VERSIONS="$MATHJAX $REQUIREJS $HTML_MANAGER $TEX_EXTENSIONS compat-1 $THREE classic-1 assets-2"
 if [[ -f "$DEST/.stamp" && "$(cat "$DEST/.stamp")" == "$VERSIONS" ]]; then
   exit 0  # already vendored with these versions
 fi
@@ -107,6 +107,21 @@ cat >"$NEW/mathjax2-compat.js" <<'JS'
 })();
 JS
 
+# embed-amd.js loads its icon fonts (Font Awesome: a widget's play and pause buttons) from the folder of
+# the AMD module "@jupyter-widgets/html-manager/dist/embed-amd" as require.js resolves it: next to the PAGE
+# by default, where they are not. This shim (loaded after require.js and before embed-amd.js, see
+# book/_config.yml nb_ipywidgets_js) maps that module folder onto html-manager/ beside itself.
+cat >"$NEW/widgets-assets.js" <<'JS'
+/* Written by tools/vendor_js.sh: embed-amd.js's module folder (where its icon fonts are) is html-manager/. */
+(function () {
+  var here = document.currentScript && document.currentScript.src;
+  if (!here || !window.require || !window.require.config) { return; }
+  var folder = new URL("html-manager", here).href;
+  window.require.config({paths: {"@jupyter-widgets/html-manager/dist": folder}});
+  window.__jupyter_widgets_assets_path__ = folder + "/";
+})();
+JS
+
 # three.js ships ES modules only, and a page opened from disk (file://) may not load a module script
 # (Chromium: "blocked by CORS policy", origin 'null'); its old UMD build registers itself with require.js
 # (loaded on widget pages) instead of defining a global. So the module build and OrbitControls are made into
@@ -153,7 +168,7 @@ node -e 'require(process.argv[1]); const T = globalThis.mbdTHREE;
 
 # Sanity checks: the files pages load must be there and non-empty.
 for f in mathjax/tex-chtml.js mathjax/output/chtml/fonts/woff-v2/MathJax_Main-Regular.woff require.js \
-         html-manager/embed-amd.js mathjax2-compat.js three/three-orbit.js three/LICENSE; do
+         html-manager/embed-amd.js mathjax2-compat.js widgets-assets.js three/three-orbit.js three/LICENSE; do
   [[ -s "$NEW/$f" ]] || die "vendored file $f is missing or empty"
 done
 
