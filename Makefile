@@ -77,11 +77,11 @@ test: install vendor
 	$(BIN)/python -m pytest -p no:cacheprovider --nbval-lax book/intro book/how_to_use.ipynb
 
 # the optional robot models (~400 MB: example-robot-data) and the tests that load them; the bicycle
-# against sympy's KanesMethod.linearize (symbolic Jacobians: 5-10 min)
+# against sympy's KanesMethod.linearize (symbolic Jacobians: 5-10 min); A02 in relative coordinates over 20 s (3 min)
 test-extended: install
 	$(BIN)/python -m pip install -q -e ".[robots]"
 	MBDLIB_EXTENDED=1 $(BIN)/python -m pytest -n 2 tests/extended/test_robot_data.py \
-		tests/extended/test_bicycle_sympy.py
+		tests/extended/test_bicycle_sympy.py tests/extended/test_a02_long.py
 
 # nbgrader's own generate_assignment / autograde / export on the notebooks `release --nbgrader` writes.
 # nbgrader is heavy, so it gets its own environment, .venv-nbgrader (the course's requirements + nbgrader).

@@ -313,20 +313,22 @@ def test_augmented_lagrangian_keeps_its_multiplier_through_the_flat_pose():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("coordinates", ["cartesian", "relative"])
-def test_a02_augmented_lagrangian_defaults_meet_the_benchmark(coordinates):
-    """The augmented Lagrangian with its defaults (dt = 5e-4 s) passes the flat pose ~30 times in 20 s."""
-    model = mechanism("n_fourbar", coordinates=coordinates, N=2, gravity=(0.0, -9.81))
+def test_a02_augmented_lagrangian_defaults_meet_the_benchmark():
+    """The augmented Lagrangian with its defaults (dt = 5e-4 s) passes the flat pose 20 times in 20 s.
+    (In relative coordinates, N = 2 and N = 5, the same 20 s runs take 1.5 min each:
+    tests/extended/test_a02_long.py, ``make test-extended``; the 5 s runs below pass 5 flat poses.)"""
+    model = mechanism("n_fourbar", coordinates="cartesian", N=2, gravity=(0.0, -9.81))
     res = simulate(model.system(), 20.0, AugmentedLagrangian())
-    assert tip_error(res, coordinates, 2) < 1e-3
+    assert tip_error(res, "cartesian", 2) < 1e-3
 
 
-@pytest.mark.slow
-def test_a02_relative_coordinates_n5_by_the_augmented_lagrangian():
-    """N = 5 in relative coordinates, where projection stops at the flat pose (above): the augmented
-    Lagrangian passes it 30 times and meets the benchmark (dt = 1e-3 s: 5e-4 m; the default 5e-4 s gives
-    2.3e-4 m in twice the time)."""
-    model = mechanism("n_fourbar", coordinates="relative", N=5, gravity=(0.0, -9.81))
-    res = simulate(model.system(), 20.0, AugmentedLagrangian(dt=0.001))
-    assert tip_error(res, "relative", 5) < 1e-3
+@pytest.mark.parametrize("N, dt", [(2, 5e-4), (5, 1e-3)])
+def test_a02_relative_coordinates_pass_five_flat_poses_by_the_augmented_lagrangian(N, dt):
+    """Relative coordinates, where projection stops at the flat pose (above): the augmented Lagrangian
+    passes it (5 times in 5 s) within the benchmark's 1e-3 m, with Φ held below 1e-6."""
+    model = mechanism("n_fourbar", coordinates="relative", N=N, gravity=(0.0, -9.81))
+    res = simulate(model.system(), 5.0, AugmentedLagrangian(dt=dt))
+    theta, _ = n_fourbar_exact(N, res.t)
+    assert (np.diff(np.sign(np.cos(theta))) != 0).sum() >= 5                 # flat poses passed
+    assert tip_error(res, "relative", N) < 1e-3
     assert res.deferred_steps > 0 and res.violation.max() < 1e-6
