@@ -41,6 +41,7 @@ def _tool(name: str):
 
 check_book = _tool("check_book")
 build_stored = _tool("build_stored")
+build_book = _tool("build_book")
 
 
 @pytest.fixture(scope="session")
@@ -72,14 +73,8 @@ def _build(out: Path) -> None:
 
 
 def _toc_files() -> list[str]:
-    """Files named in book/_toc.yml (root and every `file:` entry)."""
-    names = []
-    for line in (BOOK / "_toc.yml").read_text(encoding="utf-8").splitlines():
-        line = line.split("#", 1)[0].strip().removeprefix("- ")
-        for key in ("root:", "file:"):
-            if line.startswith(key):
-                names.append(line.removeprefix(key).strip())
-    return names
+    """Files named in book/_toc.yml (root and every `file:` entry), as ``make book`` reads them."""
+    return build_book.toc_entries(BOOK)
 
 
 def test_every_toc_entry_exists_and_is_built(built_book):

@@ -37,8 +37,8 @@ BOOK = REPO / "book"
 CACHE = BOOK / "_build" / ".jupyter_cache"
 
 
-def toc_notebooks(book: Path = BOOK) -> list[Path]:
-    """The notebooks ``_toc.yml`` names (root, chapters, sections), in the order of the book."""
+def toc_entries(book: Path = BOOK) -> list[str]:
+    """The names ``_toc.yml`` gives (root, chapters, sections: paths without suffix), in the book's order."""
     toc = yaml.safe_load((book / "_toc.yml").read_text(encoding="utf-8"))
     names: list[str] = []
 
@@ -53,7 +53,12 @@ def toc_notebooks(book: Path = BOOK) -> list[Path]:
                         walk(item)
 
     walk(toc)
-    return [book / f"{n}.ipynb" for n in names if (book / f"{n}.ipynb").is_file()]
+    return names
+
+
+def toc_notebooks(book: Path = BOOK) -> list[Path]:
+    """The notebooks among :func:`toc_entries` (the other pages are Markdown)."""
+    return [book / f"{n}.ipynb" for n in toc_entries(book) if (book / f"{n}.ipynb").is_file()]
 
 
 def execution_settings(book: Path = BOOK) -> dict:
@@ -79,13 +84,15 @@ def _execute(path: str, timeout: int, allow_errors: bool) -> tuple[str, str | No
     return path, nbformat.writes(nb), result.time, ""
 
 
-def execute_all(notebooks: list[Path], jobs: int, timeout: int, allow_errors: bool) -> list[str]:
-    """Execute ``notebooks`` ``jobs`` at a time into the cache; returns the failures (empty: all ran)."""
+def execute_all(notebooks: list[Path], jobs: int, timeout: int, allow_errors: bool,
+                cache_dir: Path = CACHE, root: Path = BOOK) -> list[str]:
+    """Execute ``notebooks`` ``jobs`` at a time into the jupyter-cache ``cache_dir``; returns the failures
+    (empty: all ran), each naming its notebook (relative to ``root``) with its traceback."""
     import nbformat
     from jupyter_cache import get_cache
     from jupyter_cache.base import CacheBundleIn
 
-    cache = get_cache(str(CACHE))
+    cache = get_cache(str(cache_dir))
     # the longest first (a notebook's size is a fair guess of its time), so no long one starts last
     order = sorted(notebooks, key=lambda p: p.stat().st_size, reverse=True)
     failures = []
@@ -93,7 +100,7 @@ def execute_all(notebooks: list[Path], jobs: int, timeout: int, allow_errors: bo
         futures = [pool.submit(_execute, str(p), timeout, allow_errors) for p in order]
         for k, future in enumerate(as_completed(futures), 1):
             path, text, seconds, error = future.result()
-            rel = Path(path).relative_to(BOOK)
+            rel = Path(path).relative_to(root)
             if text is None:
                 failures.append(f"{rel} failed after {seconds:.1f} s:\n{error}")
                 print(f"[{k}/{len(order)}] {rel}: FAILED", flush=True)

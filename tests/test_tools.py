@@ -1,0 +1,73 @@
+"""The build script of ``make book`` (tools/build_book.py) and the grader's open-file limit."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _tool(name: str):
+    spec = importlib.util.spec_from_file_location(name, REPO / "tools" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, module)  # the process pool pickles its functions by module name
+    spec.loader.exec_module(module)
+    return module
+
+
+build_book = _tool("build_book")
+
+
+def _notebook(path: Path, *sources: str) -> Path:
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+    return path
+
+
+def test_toc_notebooks_are_the_toc_entries_that_are_notebooks():
+    entries = build_book.toc_entries()
+    notebooks = build_book.toc_notebooks()
+    assert entries[0] == "index" and "glossary" in entries
+    assert [p.relative_to(build_book.BOOK).with_suffix("").as_posix() for p in notebooks] == [
+        e for e in entries if (build_book.BOOK / f"{e}.ipynb").is_file()]
+    assert len(notebooks) > 50 and all(p.suffix == ".ipynb" for p in notebooks)
+
+
+def test_execute_all_caches_the_good_notebook_and_reports_the_failing_one(tmp_path):
+    """A notebook runs in its own folder; one that raises is reported with its name and traceback, and is
+    not cached, so jupyter-book cannot show stale outputs for it."""
+    (tmp_path / "data.txt").write_text("41")
+    good = _notebook(tmp_path / "good.ipynb", "x = int(open('data.txt').read()) + 1", "print(x)")
+    bad = _notebook(tmp_path / "bad.ipynb", "1 / 0")
+    cache = tmp_path / "cache"
+    failures = build_book.execute_all([good, bad], jobs=2, timeout=60, allow_errors=False,
+                                      cache_dir=cache, root=tmp_path)
+    assert len(failures) == 1 and failures[0].startswith("bad.ipynb failed") and "ZeroDivisionError" in \
+        failures[0], failures
+    from jupyter_cache import get_cache
+
+    cached = {Path(r.uri).name: r for r in get_cache(str(cache)).list_cache_records()}
+    assert set(cached) == {"good.ipynb"}
+    bundle = get_cache(str(cache)).get_cache_bundle(cached["good.ipynb"].pk)
+    assert bundle.nb.cells[1].outputs[0]["text"] == "42\n"
+
+
+def test_grading_raises_the_open_file_limit_to_the_hard_limit():
+    """Each graded notebook leaves ZeroMQ descriptors behind: grade() lifts the soft limit first."""
+    code = """if True:
+        import resource
+        from mbdlib.exercises.grade import _more_open_files
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(256, soft), hard))
+        _more_open_files()
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        print(soft == hard if hard != resource.RLIM_INFINITY else soft >= 1 << 16)
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "True"
