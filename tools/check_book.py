@@ -758,11 +758,13 @@ def page_height(chromium: str, page: Path, workdir: Path) -> int | None:
 
 
 def check_page(browser: cdp.Browser, build: Path, page: Path, shots: Path | None, height: int = 0,
-               ids: dict | None = None) -> PageReport:
-    """All checks of one page; a screenshot into ``shots`` (``height`` 0: the whole page)."""
+               ids: dict | None = None, links: bool = True) -> PageReport:
+    """All checks of one page; a screenshot into ``shots`` (``height`` 0: the whole page). ``links``
+    False leaves out the checks of :func:`check_source` that need the whole build (links, downloads,
+    reading)."""
     report = PageReport(str(page.relative_to(build)))
     html = page.read_text(encoding="utf-8")
-    expect = check_source(page, html, report, build=build, ids=ids)
+    expect = check_source(page, html, report, build=build if links else None, ids=ids)
     weight = page_weight(page, html)
     report.notes.append(f"weight {weight / 1e6:.2f} MB")
     if weight > MAX_PAGE_MB * 1e6:
@@ -817,6 +819,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="pages checked at the same time (default 1: Chromium itself runs several "
                              "processes, and under `make test` the other test worker shares the cores)")
     parser.add_argument("--chromium", help="Chromium executable (default: $CHROMIUM or chromium on PATH)")
+    parser.add_argument("--no-links", action="store_true",
+                        help="leave out the links, download buttons and reading checks (tests/test_book.py "
+                             "runs them for every page at once, then this per page in the browser)")
     args = parser.parse_args(argv)
 
     build = args.build.resolve()
@@ -849,7 +854,8 @@ def main(argv: list[str] | None = None) -> int:
                 local.browser = open_browser(chromium, Path(tmp))
                 browsers.append(local.browser)
             try:
-                return check_page(local.browser, build, page, shots, args.window_height, ids)
+                return check_page(local.browser, build, page, shots, args.window_height, ids,
+                                  links=not args.no_links)
             except (cdp.CdpError, OSError) as exc:
                 local.browser.close()
                 local.browser = None
