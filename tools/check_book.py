@@ -367,16 +367,17 @@ def check_reading(soup: BeautifulSoup, report: PageReport) -> None:
                         "the metadata mystnb.figure {caption, name}")
     for text in content.find_all(string=True):
         parent = text.parent
+        if "$" not in text:  # (first: the cheap test; walking up the tree for every text is not)
+            continue
         if parent is None or parent.name in ("script", "style", "pre", "code", "textarea"):
             continue
         if "math" in (parent.get("class") or []) or parent.find_parent(class_="math") is not None:
             continue
         if parent.find_parent(["pre", "code", "script"]) is not None:
             continue
-        if "$" in text:
-            report.fail(f"maths not rendered, a '$' in the text: {text.strip()[:80]!r} (an inline formula "
-                        "broken across lines? a line starting with '+' or '-' becomes a list item)")
-            break
+        report.fail(f"maths not rendered, a '$' in the text: {text.strip()[:80]!r} (an inline formula "
+                    "broken across lines? a line starting with '+' or '-' becomes a list item)")
+        break
     if m := FIGURE_BY_PLACE.search(content.get_text(" ")):
         report.fail(f"a figure referred to by its place ({m.group(0)!r}): cite it by number, "
                     "{numref}`name`")
@@ -488,12 +489,18 @@ def saved_controls(state_text: str) -> dict[str, int]:
     return counts
 
 
+# an id="..." attribute, and an <a name="...">, in HTML source (quoted either way; in a <pre> or a script's
+# JSON the quotes are escaped, so text that only shows such an attribute is not taken for one)
+ID_ATTR = re.compile(r"""\sid\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+A_NAME = re.compile(r"""<a\s[^>]*?\bname\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.I)
+
+
 def _anchors(path: Path, ids: dict) -> set[str]:
-    """The ids (and <a name>s) of an HTML file, cached in ``ids``."""
+    """The ids (and <a name>s) of an HTML file, cached in ``ids`` (read by :data:`ID_ATTR`, not parsed:
+    a link target is read once per page that links to it and the whole book is checked per page)."""
     if path not in ids:
-        soup = BeautifulSoup(path.read_text(encoding="utf-8", errors="replace"), "html.parser")
-        ids[path] = {tag["id"] for tag in soup.find_all(id=True)}
-        ids[path] |= {tag["name"] for tag in soup.find_all("a", attrs={"name": True})}
+        text = path.read_text(encoding="utf-8", errors="replace")
+        ids[path] = {html_unescape(a or b) for regex in (ID_ATTR, A_NAME) for a, b in regex.findall(text)}
     return ids[path]
 
 
