@@ -14,7 +14,6 @@ tests fail, saying what to install, when no Chromium is found (``bash tools/ensu
 from __future__ import annotations
 
 import fcntl
-import importlib.util
 import json
 import os
 import re
@@ -23,6 +22,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tooling import tool
 
 pytestmark = pytest.mark.book
 
@@ -31,17 +31,11 @@ BOOK = REPO / "book"
 VENV_BIN = Path(sys.executable).parent
 BUILD_TIMEOUT_S = 1800
 
-def _tool(name: str):
-    spec = importlib.util.spec_from_file_location(name, REPO / "tools" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(name, module)  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
 
 
-check_book = _tool("check_book")
-build_stored = _tool("build_stored")
-build_book = _tool("build_book")
+check_book = tool("check_book")
+build_stored = tool("build_stored")
+build_book = tool("build_book")
 
 
 @pytest.fixture(scope="session")

@@ -8,27 +8,20 @@ character, with this font loaded, is checked in the browser by ``tools/check_boo
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 from pathlib import Path
 
 import pytest
 from fontTools.ttLib import TTFont
+from tooling import tool
 
 REPO = Path(__file__).resolve().parent.parent
 REGENERATE = "run python tools/subset_font.py (needs Debian's fonts-noto-cjk) and commit the .woff"
 
 
-def _tool(name: str):
-    spec = importlib.util.spec_from_file_location(name, REPO / "tools" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(name, module)
-    spec.loader.exec_module(module)
-    return module
 
 
-subset_font = _tool("subset_font")
+subset_font = tool("subset_font")
 
 
 @pytest.fixture(scope="module")

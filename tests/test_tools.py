@@ -2,25 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 import nbformat
+from tooling import tool
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def _tool(name: str):
-    spec = importlib.util.spec_from_file_location(name, REPO / "tools" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(name, module)  # the process pool pickles its functions by module name
-    spec.loader.exec_module(module)
-    return module
-
-
-build_book = _tool("build_book")
+build_book = tool("build_book")
 
 
 def _notebook(path: Path, *sources: str) -> Path:
