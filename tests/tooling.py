@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import sys
 from pathlib import Path
 
@@ -10,12 +10,8 @@ TOOLS = Path(__file__).resolve().parent.parent / "tools"
 
 
 def tool(name: str):
-    """``tools/<name>.py`` as the module ``name``: the same object for every test file of the process
-    (dataclasses and the process pool of build_book look functions up by module name)."""
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, TOOLS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    """``tools/<name>.py`` imported as the module ``name``: the same object for every test file of the
+    process, and importable by name in the worker processes build_book spawns (they get this sys.path)."""
+    if str(TOOLS) not in sys.path:
+        sys.path.insert(0, str(TOOLS))
+    return importlib.import_module(name)

@@ -23,6 +23,7 @@ notebooks the cache does not have, one at a time, and keeps them for the next bu
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -96,7 +97,10 @@ def execute_all(notebooks: list[Path], jobs: int, timeout: int, allow_errors: bo
     # the longest first (a notebook's size is a fair guess of its time), so no long one starts last
     order = sorted(notebooks, key=lambda p: p.stat().st_size, reverse=True)
     failures = []
-    with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
+    # "spawn": fresh worker processes. A forked one inherits the caller's ZeroMQ contexts (a test process
+    # that has run kernels before), which do not survive a fork: such a worker spun at full CPU for ever.
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=spawn) as pool:
         futures = [pool.submit(_execute, str(p), timeout, allow_errors) for p in order]
         for k, future in enumerate(as_completed(futures), 1):
             path, text, seconds, error = future.result()
