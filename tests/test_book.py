@@ -183,6 +183,7 @@ KEY_TERMS = {
     ],
     "chapters/ch07_spatial": [
         "normalization row", "basic constraints", "overconstrained mechanism", "Bricard linkage",
+        "state of self-stress",
         "rolling without slipping", "Chaplygin sleigh", "dependent speeds", "nonholonomic partial velocity",
         "heavy symmetric top", "precession", "nutation", "spin",
     ],
