@@ -100,7 +100,13 @@ def test_contact_problem_with_friction_satisfies_coulomb(k, seed, method):
     rng = np.random.default_rng(seed)
     A, b = _spd(rng, 2 * k), rng.standard_normal(2 * k)
     mu = rng.uniform(0.1, 1.0, k)
-    sol = solve_contact(A, b, mu, dim=1, method=method, tol=1e-13, max_iter=100000)
+    try:
+        sol = solve_contact(A, b, mu, dim=1, method=method, tol=1e-13, max_iter=100000)
+    except LCPError as exc:
+        # Projected Gauss-Seidel has no convergence guarantee once friction couples the contacts (it can
+        # cycle: k=2, seed=1124 does): it must say so and name the pivoting method, which must solve it.
+        assert method == "pgs" and "no convergence" in str(exc) and "lemke" in str(exc), exc
+        sol = solve_contact(A, b, mu, dim=1, method="lemke")
     lam = np.concatenate([sol.normal, sol.tangent.ravel()])
     w = A @ lam + b
     np.testing.assert_allclose(w, sol.w, atol=1e-10)
