@@ -453,6 +453,15 @@ def test_checker_fails_a_page_without_mathjax(chromium, tmp_path):
     assert "MathJax did not run" in proc.stdout
 
 
+def test_checker_says_when_chromium_stops(tmp_path):
+    """A browser that exits at once (here /bin/false): the page fails with what happened, not a hang."""
+    _write(tmp_path / "index.html", "<html><body><p>index</p></body></html>")
+    proc = subprocess.run([sys.executable, str(REPO / "tools" / "check_book.py"), str(tmp_path),
+                           "--no-screenshots", "--chromium", "false"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 1 and "Chromium: Chromium stopped (exit 1)" in proc.stdout, proc.stdout
+
+
 def test_checker_reports_what_a_page_script_breaks(chromium, tmp_path):
     """What only shows when the page runs: a request to the network, an uncaught error, a file that is
     not there (each added by a script, so the source check cannot see them); the screenshot is taken all

@@ -57,6 +57,7 @@ class Browser:
         # The pipe ends become the child's descriptors 3 and 4 through bash's redirections (no
         # preexec_fn, which is unsafe with threads).
         fds = f"3<&{to_child_r} 4>&{from_child_w} {to_child_r}<&- {from_child_w}>&-"
+        self._log_path = log
         self._log = open(log, "wb")  # noqa: SIM115 - closed in close()
         self.proc = subprocess.Popen(
             ["bash", "-c", f'exec "$0" "$@" {fds}', chromium, *flags, "--remote-debugging-pipe",
@@ -77,10 +78,19 @@ class Browser:
                 raise CdpError("Chromium did not answer in time")
             chunk = os.read(self._from_child, 1 << 20)
             if not chunk:
-                raise CdpError(f"Chromium stopped (exit {self.proc.poll()})")
+                raise CdpError(self._stopped())
             self._buffer += chunk
         raw, self._buffer = self._buffer.split(b"\0", 1)
         return json.loads(raw)
+
+    def _stopped(self) -> str:
+        try:
+            code = self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            code = None
+        self._log.flush()
+        tail = self._log_path.read_text(errors="replace").strip()[-300:]
+        return f"Chromium stopped (exit {code}); the end of its log: {tail or '(empty)'}"
 
     def send(self, method: str, params: dict | None = None, session: str | None = None,
              timeout: float = 60.0) -> dict:
@@ -90,8 +100,11 @@ class Browser:
         if session:
             message["sessionId"] = session
         data = json.dumps(message).encode() + b"\0"
-        while data:
-            data = data[os.write(self._to_child, data):]
+        try:
+            while data:
+                data = data[os.write(self._to_child, data):]
+        except BrokenPipeError:
+            raise CdpError(self._stopped()) from None
         deadline = time.monotonic() + timeout
         while True:
             reply = self._read_message(deadline)
