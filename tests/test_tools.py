@@ -1,4 +1,5 @@
-"""The build script of ``make book`` (tools/build_book.py) and the grader's open-file limit."""
+"""The scripts in tools/: make book's build script, the book checker's page arguments and the
+grader's open-file limit."""
 
 from __future__ import annotations
 
@@ -61,3 +62,19 @@ def test_grading_raises_the_open_file_limit_to_the_hard_limit():
     """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "True"
+
+
+def test_check_book_reads_a_page_relative_to_the_build_folder(tmp_path, monkeypatch):
+    check_book = tool("check_book")
+    build = tmp_path / "html"
+    (build / "chapters").mkdir(parents=True)
+    page = build / "chapters" / "p.html"
+    page.write_text("<html></html>", encoding="utf-8")
+    elsewhere = tmp_path / "cwd"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert check_book.page_path(build, Path("chapters/p.html")) == page.resolve()
+    assert check_book.page_path(build, page) == page.resolve()
+    (elsewhere / "q.html").write_text("", encoding="utf-8")  # a path from the current folder wins
+    assert check_book.page_path(build, Path("q.html")) == (elsewhere / "q.html").resolve()
+    assert not check_book.page_path(build, Path("chapters/none.html")).is_file()

@@ -813,10 +813,19 @@ def wants_screenshot(rel: str) -> bool:
     return rel not in GENERATED_PAGES
 
 
+def page_path(build: Path, page: Path) -> Path:
+    """A page given as a path (absolute or from the current folder) or relative to the build folder."""
+    if page.is_absolute() or page.is_file():
+        return page.resolve()
+    return (build / page).resolve()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("build", type=Path, help="the built HTML folder, e.g. book/_build/html")
-    parser.add_argument("pages", nargs="*", type=Path, help="pages to check (default: all)")
+    parser.add_argument("pages", nargs="*", type=Path,
+                        help="pages to check (default: all), as paths or relative to the build folder, "
+                             "e.g. chapters/ch01_kinematics.html")
     parser.add_argument("--screenshots", type=Path, default=REPO / "artifacts" / "screenshots",
                         help="folder for the screenshots (one PNG per page)")
     parser.add_argument("--no-screenshots", action="store_true")
@@ -841,7 +850,7 @@ def main(argv: list[str] | None = None) -> int:
               + "); install it with `bash tools/ensure_chromium.sh` (Debian package chromium)",
               file=sys.stderr)
         return 2
-    pages = [p.resolve() for p in args.pages] if args.pages else list_pages(build)
+    pages = [page_path(build, p) for p in args.pages] if args.pages else list_pages(build)
     missing = [str(p) for p in pages if not p.is_file()]
     if missing:
         print(f"check_book: no such page(s): {', '.join(missing)}", file=sys.stderr)
