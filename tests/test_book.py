@@ -589,18 +589,25 @@ def test_every_built_page_is_rendered_in_chromium(built_book):
     assert built == set(_pages_to_render()), built ^ set(_pages_to_render())
 
 
-# One test per page, so that pytest-xdist spreads the Chromium runs over its workers.
+@pytest.fixture(scope="session")
+def page_checker(chromium, tmp_path_factory):
+    """One Chromium per test worker, for page after page (as `tools/check_book.py` keeps one per thread)."""
+    checker = check_book.PageChecker(chromium, tmp_path_factory.mktemp("chromium"))
+    yield checker
+    checker.close()
+
+
+# One test per page, so that pytest-xdist spreads the pages over its workers.
 @pytest.mark.parametrize("rel", _pages_to_render())
-def test_built_page_renders_offline_in_chromium(built_book, chromium, rel):
-    """Maths typeset, widgets drawn, images present, no network request, no JS error; a screenshot."""
+def test_built_page_renders_offline_in_chromium(built_book, page_checker, rel):
+    """Maths typeset, widgets drawn, images present, no network request, no JS error; a screenshot.
+    (The links, downloads and reading checks run for all pages at once, in the static test above.)"""
     shots = REPO / "artifacts" / "screenshots"
-    proc = subprocess.run([sys.executable, str(REPO / "tools" / "check_book.py"), str(built_book),
-                           str(built_book / rel), "--screenshots", str(shots), "--no-links"],
-                          capture_output=True, text=True, timeout=900, check=False)
-    print(proc.stdout)
-    assert proc.returncode == 0, f"check_book failed:\n{proc.stdout}\n{proc.stderr[-3000:]}"
-    line = next(line for line in proc.stdout.splitlines() if rel in line)
-    assert line.startswith("ok")
+    report = page_checker.check(built_book, built_book / rel,
+                                shots if check_book.wants_screenshot(rel) else None, links=False)
+    line = check_book.report_text(report)
+    print(line)
+    assert not report.failures, f"check_book failed:\n{line}"
     html = (built_book / rel).read_text(encoding="utf-8")
     if 'class="math' in html:
         assert "mjx-container" in line  # the page had maths, and it was typeset

@@ -808,6 +808,36 @@ def check_page(browser: cdp.Browser, build: Path, page: Path, shots: Path | None
     return report
 
 
+class PageChecker:
+    """One Chromium that checks page after page (:func:`check_page`); a Chromium that failed is replaced by
+    a new one for the next page. ``make test`` keeps one per test worker."""
+
+    def __init__(self, chromium: str, workdir: Path):
+        self.chromium, self.workdir, self.browser = chromium, workdir, None
+
+    def check(self, build: Path, page: Path, shots: Path | None, height: int = 0, ids: dict | None = None,
+              links: bool = True) -> PageReport:
+        if self.browser is None:
+            self.browser = open_browser(self.chromium, self.workdir)
+        try:
+            return check_page(self.browser, build, page, shots, height, ids, links=links)
+        except (cdp.CdpError, OSError) as exc:
+            self.close()
+            return PageReport(str(page.relative_to(build)), failures=[f"Chromium: {exc}"])
+
+    def close(self) -> None:
+        if self.browser is not None:
+            self.browser.close()
+            self.browser = None
+
+
+def report_text(report: PageReport) -> str:
+    """A page's report as printed: ``ok  page  (notes)`` or ``FAIL page`` and one line per failure."""
+    status = "FAIL" if report.failures else "ok  "
+    lines = [f"{status} {report.page}" + (f"  ({'; '.join(report.notes)})" if report.notes else "")]
+    return "\n".join(lines + [f"       - {msg}" for msg in report.failures])
+
+
 def wants_screenshot(rel: str) -> bool:
     """Every page of the book: chapters, front pages and reference pages (not genindex/search)."""
     return rel not in GENERATED_PAGES
@@ -860,35 +890,26 @@ def main(argv: list[str] | None = None) -> int:
     reports = []
     ids: dict = {}  # anchors of link targets, shared by all pages
     with tempfile.TemporaryDirectory(prefix="check_book-") as tmp:
-        # One Chromium per worker thread, reused page after page; one that failed is replaced.
-        local, browsers = threading.local(), []
+        # One Chromium per worker thread, reused page after page
+        local, checkers = threading.local(), []
 
         def one(page: Path) -> PageReport:
             rel = str(page.relative_to(build))
             shots = None if args.no_screenshots or not wants_screenshot(rel) else args.screenshots
-            if getattr(local, "browser", None) is None:
-                local.browser = open_browser(chromium, Path(tmp))
-                browsers.append(local.browser)
-            try:
-                return check_page(local.browser, build, page, shots, args.window_height, ids,
-                                  links=not args.no_links)
-            except (cdp.CdpError, OSError) as exc:
-                local.browser.close()
-                local.browser = None
-                return PageReport(rel, failures=[f"Chromium: {exc}"])
+            if getattr(local, "checker", None) is None:
+                local.checker = PageChecker(chromium, Path(tmp))
+                checkers.append(local.checker)
+            return local.checker.check(build, page, shots, args.window_height, ids, links=not args.no_links)
 
         # --jobs pages at a time, reported in page order
         try:
             with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
                 reports = list(pool.map(one, pages))
         finally:
-            for browser in browsers:
-                browser.close()
+            for checker in checkers:
+                checker.close()
     for r in reports:
-        status = "FAIL" if r.failures else "ok  "
-        print(f"{status} {r.page}" + (f"  ({'; '.join(r.notes)})" if r.notes else ""))
-        for msg in r.failures:
-            print(f"       - {msg}")
+        print(report_text(r))
     n_bad = sum(bool(r.failures) for r in reports)
     totals = {k: sum(r.counts.get(k, 0) for r in reports)
               for k in ("widgets", "widgets_ok", "animations", "animations_ok", "views3d", "views3d_ok")}
