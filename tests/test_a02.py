@@ -316,16 +316,17 @@ def test_augmented_lagrangian_keeps_its_multiplier_through_the_flat_pose():
 def test_a02_augmented_lagrangian_defaults_meet_the_benchmark():
     """The augmented Lagrangian with its defaults (dt = 5e-4 s) passes the flat pose 20 times in 20 s.
     (In relative coordinates, N = 2 and N = 5, the same 20 s runs take 1.5 min each:
-    tests/extended/test_a02_long.py, ``make test-extended``; the 5 s runs below pass 5 flat poses.)"""
+    tests/extended/test_a02_long.py, ``make test-extended``; the 5 s run below passes 5 flat poses.)"""
     model = mechanism("n_fourbar", coordinates="cartesian", N=2, gravity=(0.0, -9.81))
     res = simulate(model.system(), 20.0, AugmentedLagrangian())
     assert tip_error(res, "cartesian", 2) < 1e-3
 
 
-@pytest.mark.parametrize("N, dt", [(2, 5e-4), (5, 1e-3)])
+@pytest.mark.parametrize("N, dt", [(5, 1e-3)])
 def test_a02_relative_coordinates_pass_five_flat_poses_by_the_augmented_lagrangian(N, dt):
     """Relative coordinates, where projection stops at the flat pose (above): the augmented Lagrangian
-    passes it (5 times in 5 s) within the benchmark's 1e-3 m, with Φ held below 1e-6."""
+    passes it (5 times in 5 s) within the benchmark's 1e-3 m, with Φ held below 1e-6. (N = 2 and N = 5
+    over the benchmark's 20 s: tests/extended/test_a02_long.py.)"""
     model = mechanism("n_fourbar", coordinates="relative", N=N, gravity=(0.0, -9.81))
     res = simulate(model.system(), 5.0, AugmentedLagrangian(dt=dt))
     theta, _ = n_fourbar_exact(N, res.t)
