@@ -383,12 +383,14 @@ def check_reading(soup: BeautifulSoup, report: PageReport) -> None:
                     "{numref}`name`")
 
 
+IMG_SRC = re.compile(r"""<img\b[^>]*?\ssrc=["']([^"']*)["']""", re.IGNORECASE)
+
+
 def page_weight(page: Path, html: str) -> int:
     """Bytes a reader downloads for the page's own content: the HTML (with its inline frames) plus the local
     images it shows (the theme's and the vendored scripts, shared by every page and cached, not counted)."""
-    soup = BeautifulSoup(html, "html.parser")
     total = len(html.encode("utf-8"))
-    for src in {img.get("src", "") for img in soup.find_all("img")}:
+    for src in set(IMG_SRC.findall(html)):
         target = _local_target(page, src)
         if target is not None and target.is_file() and "_static" not in target.parts:
             total += target.stat().st_size
@@ -565,7 +567,7 @@ def check_dom(page: Path, dom: str, expect: dict, report: PageReport) -> None:
     """Checks of the DOM after scripts ran (MathJax, widgets, images, remote assets)."""
     soup = BeautifulSoup(dom, "html.parser")
     if expect["maths"]:
-        maths = soup.select(".math")
+        maths = soup.find_all(class_="math")
         untypeset = [m for m in maths if m.find("mjx-container") is None and m.name != "mjx-container"]
         n_mjx = len(soup.find_all("mjx-container"))
         if n_mjx == 0:
