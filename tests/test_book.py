@@ -152,7 +152,7 @@ KEY_TERMS = {
     "chapters/ch02_dynamics": [
         "Newton–Euler equations", "Euler's equations", "inertia tensor", "principal axes of inertia",
         "gyroscopic moment", "intermediate axis", "kinetic energy", "potential energy",
-        "Lagrange's equations",
+        "Lagrange's equations", "generalized momentum", "ignorable coordinate",
         "generalized speeds", "generalized active force", "generalized inertia force",
         "Coriolis and centrifugal terms",
         "gravity vector", "inverse dynamics", "forward dynamics", "recursive Newton–Euler algorithm",
@@ -189,7 +189,7 @@ KEY_TERMS = {
     ],
     "chapters/ch08_linearization": [
         "equilibrium", "linearization", "eigenvalue", "mode", "asymptotic stability",
-        "Lyapunov's indirect method", "complex-step derivative", "steady motion", "ignorable coordinate",
+        "Lyapunov's indirect method", "complex-step derivative", "steady motion",
         "sleeping top", "gyroscopic stabilization", "Whipple bicycle model", "self-stability", "weave mode",
         "capsize mode", "castor mode",
     ],
