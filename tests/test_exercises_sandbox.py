@@ -410,11 +410,11 @@ def test_it_cannot_signal_anyone_else_or_take_more_than_one_core():
     period = stats.get("cpu.max", "").split()[1:] or [stats["cpu.cfs_period_us"].strip()]
     assert int(quota[0]) == int(period[0])  # one core's worth per period
     periods = int(re.search(r"nr_periods (\d+)", stats["cpu.stat"]).group(1))
-    throttled = int(re.search(r"nr_throttled (\d+)", stats["cpu.stat"]).group(1))
-    assert periods > 0 and throttled >= 0  # the spinning processes ran under the quota
-    # (Whether the kernel had to throttle them depends on the rest of the machine: with the other test
-    # worker busy on the second core, the load alone holds them to one core, and a fresh-clone
-    # `make test` saw at least 0.9 cores with no throttled period. The bound above holds either way.)
+    assert periods > 0  # the spinning processes ran under the quota
+    # (Whether the kernel had to throttle them, nr_throttled > 0, depends on the rest of the machine: with
+    # the other test worker busy on the second core, the load alone holds them to one core, and a
+    # fresh-clone `make test` saw at least 0.9 cores with no throttled period. The bound above holds
+    # either way.)
 
 
 def test_a_flood_of_output_is_cut_off(monkeypatch):
