@@ -18,10 +18,19 @@ def rnd(x, decimals=4):
     return np.round(np.asarray(x, dtype=float), decimals) + 0.0
 
 
+def sci(x, digits=2):
+    """A number for the prose in powers of ten, to ``digits`` significant digits: ``sci(3.04e-5)`` is
+    "3.0 × 10⁻⁵"; a mantissa of exactly 1 is left out, ``sci(1e-9, 1)`` is "10⁻⁹"."""
+    mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
+    power = "10" + str(int(exponent)).translate(SUPERSCRIPT)
+    return power if mantissa == "1" else f"{mantissa} × {power}"
+
+
 def under(x, limit):
-    """For the text: the bound a small result is asserted to stay below, as "10⁻⁹"."""
+    """For the text: the bound a small result is asserted to stay below, as given: "10⁻⁹", "2 × 10⁻³"."""
     assert x < limit, (x, limit)
-    return "10" + str(round(np.log10(limit))).translate(SUPERSCRIPT)
+    digits = len(f"{limit:.6e}".split("e")[0].rstrip("0").replace(".", "").lstrip("-")) or 1
+    return sci(limit, digits)
 
 
 def small(x, below):
