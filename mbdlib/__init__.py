@@ -23,8 +23,8 @@ contact geometry and impact laws ``contact``, the event-driven and time-stepping
 and Cartesian, relative and mixed coordinates (chapters 3, 4, 6, 7) with the ready-made mechanisms
 (``catalogue``); then the modelling checklist; then figures, widgets and the 3-D viewer; last
 ``course``, which reads the book's table of contents and the exercise registry.  ``mbdlib.exercises``
-(answer checking and grading) sits above all.  The front ends (``plotting`` to ``view3d``) are not
-imported here.
+(answer checking and grading) sits above all.  ``import mbdlib`` itself imports none of them: each name
+below is loaded from its module when first used (``mbdlib.simulate``, ``from mbdlib import PlanarModel``).
 
 Conventions (stated once, in the book's "Conventions" page):
 
@@ -36,83 +36,68 @@ Conventions (stated once, in the book's "Conventions" page):
 * Quaternions (Euler parameters) are scalar-first ``(e0, e1, e2, e3)``.
 """
 
-from .assembly import AssembledSystem, ModelReport, assemble_system, compare_models, model_report
-from .bodies import RigidBody, combine, parallel_axis, principal_axes, rotate_inertia
-from .catalogue import mechanism
-from .chain import Chain, Joint, Link
-from .checks import CheckItem, CheckReport, check_model, check_simulation
-from .codegen import lambdify_equations, lambdify_matrix
-from .constraints import DofReport, Motion
-from .contact import Contact, Impact, hunt_crossley, impact
-from .coordinates import RelativeModel, body_states, convert
-from .dae import (
-    SimulationResult,
-    accelerations,
-    cartesian_pendulum,
-    kkt_matrix,
-    project_positions,
-    project_velocities,
-    redundant_rows,
-    simulate,
-    static_equilibrium,
-)
-from .dynamics import (
-    ChainModel,
-    bias_forces,
-    energy,
-    forward_dynamics,
-    inverse_dynamics_from_mass_matrix,
-    mass_matrix,
-)
-from .errors import MbdError, ModelError, RotationError, ShapeError, SingularityError
-from .kane import KaneEquations, kane_equations, kane_inverse_dynamics
-from .kane_closed import ClosedChain, LoopJoint, closed_kane_equations, closed_kane_inverse_dynamics
-from .kinematics import (
-    ChainKinematics,
-    PartialVelocities,
-    forward_kinematics,
-    jacobian,
-    partial_velocities,
-    point_acceleration,
-    point_position,
-    point_velocity,
-)
-from .lagrange import LagrangeEquations, check_skew, lagrange_equations
-from .linalg import rank_analysis
-from .linearize import Linearization, linearize
-from .loads import coulomb_friction, generalized_forces, resultant, spring_damper
-from .mechanisms import FourBarArm, fourbar_arm
-from .model import Coordinate
-from .newton_euler import JointReactions, newton_euler_body, rnea
-from .planar import PlanarBody, PlanarModel
-from .rotations import (
-    axis_angle_from_dcm,
-    check_rotation,
-    dcm_from_axis_angle,
-    dcm_from_euler,
-    dcm_from_quat,
-    dcm_rate,
-    euler_from_dcm,
-    euler_rate_matrix,
-    euler_rates_from_omega,
-    normalize_quat,
-    omega_from_dcm_rate,
-    omega_from_euler_rates,
-    omega_from_quat_rates,
-    quat_conjugate,
-    quat_from_dcm,
-    quat_multiply,
-    quat_rates,
-    rot_x,
-    rot_y,
-    rot_z,
-    skew,
-    unskew,
-)
-from .schemes import ODE, AugmentedLagrangian, Baumgarte, EventDriven, Projection, TimeStepping
-from .spatial import SpatialDofReport, SpatialModel
-from .system import Assembly, ConstrainedSystem, ModelWarning, Structure
-from .urdf import data_path, load_urdf
+import importlib
+import importlib.util
+
+# Where each public name lives. ``import mbdlib`` loads none of these modules: a name is imported from its
+# module the first time it is used (PEP 562), so a page or a process that needs only the rotations (or the
+# exercise checks) does not pay for sympy's printers, scipy's integrators and the contact schemes.
+_WHERE = {
+    "assembly": ("AssembledSystem", "ModelReport", "assemble_system", "compare_models", "model_report"),
+    "bodies": ("RigidBody", "combine", "parallel_axis", "principal_axes", "rotate_inertia"),
+    "catalogue": ("mechanism",),
+    "chain": ("Chain", "Joint", "Link"),
+    "checks": ("CheckItem", "CheckReport", "check_model", "check_simulation"),
+    "codegen": ("lambdify_equations", "lambdify_matrix"),
+    "constraints": ("DofReport", "Motion"),
+    "contact": ("Contact", "Impact", "hunt_crossley", "impact"),
+    "coordinates": ("RelativeModel", "body_states", "convert"),
+    "dae": ("SimulationResult", "accelerations", "cartesian_pendulum", "kkt_matrix", "project_positions",
+            "project_velocities", "redundant_rows", "simulate", "static_equilibrium"),
+    "dynamics": ("ChainModel", "bias_forces", "energy", "forward_dynamics",
+                 "inverse_dynamics_from_mass_matrix", "mass_matrix"),
+    "errors": ("MbdError", "ModelError", "RotationError", "ShapeError", "SingularityError"),
+    "kane": ("KaneEquations", "kane_equations", "kane_inverse_dynamics"),
+    "kane_closed": ("ClosedChain", "LoopJoint", "closed_kane_equations", "closed_kane_inverse_dynamics"),
+    "kinematics": ("ChainKinematics", "PartialVelocities", "forward_kinematics", "jacobian",
+                   "partial_velocities", "point_acceleration", "point_position", "point_velocity"),
+    "lagrange": ("LagrangeEquations", "check_skew", "lagrange_equations"),
+    "linalg": ("rank_analysis",),
+    "linearize": ("Linearization", "linearize"),
+    "loads": ("coulomb_friction", "generalized_forces", "resultant", "spring_damper"),
+    "mechanisms": ("FourBarArm", "fourbar_arm"),
+    "model": ("Coordinate",),
+    "newton_euler": ("JointReactions", "newton_euler_body", "rnea"),
+    "planar": ("PlanarBody", "PlanarModel"),
+    "rotations": ("axis_angle_from_dcm", "check_rotation", "dcm_from_axis_angle", "dcm_from_euler",
+                  "dcm_from_quat", "dcm_rate", "euler_from_dcm", "euler_rate_matrix",
+                  "euler_rates_from_omega", "normalize_quat", "omega_from_dcm_rate",
+                  "omega_from_euler_rates", "omega_from_quat_rates", "quat_conjugate", "quat_from_dcm",
+                  "quat_multiply", "quat_rates", "rot_x", "rot_y", "rot_z", "skew", "unskew"),
+    "schemes": ("AugmentedLagrangian", "Baumgarte", "EventDriven", "ODE", "Projection", "TimeStepping"),
+    "spatial": ("SpatialDofReport", "SpatialModel"),
+    "system": ("Assembly", "ConstrainedSystem", "ModelWarning", "Structure"),
+    "urdf": ("data_path", "load_urdf"),
+}
+_MODULE = {name: module for module, names in _WHERE.items() for name in names}
+
+
+def __getattr__(name: str):
+    module = _MODULE.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(f".{module}", __name__), name)
+    elif importlib.util.find_spec(f"{__name__}.{name}") is not None:  # a module: mbdlib.planar, ...
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module 'mbdlib' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_MODULE))
+
+
 
 __all__ = [
     # errors
