@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+import pytest
 from tooling import tool
 
 REPO = Path(__file__).resolve().parent.parent
@@ -47,6 +48,32 @@ def test_execute_all_caches_the_good_notebook_and_reports_the_failing_one(tmp_pa
     assert set(cached) == {"good.ipynb"}
     bundle = get_cache(str(cache)).get_cache_bundle(cached["good.ipynb"].pk)
     assert bundle.nb.cells[1].outputs[0]["text"] == "42\n"
+
+
+def test_a_kernel_that_does_not_start_is_started_once_more(tmp_path, monkeypatch):
+    import jupyter_cache.executors.utils as executors
+
+    real, calls = executors.single_nb_execution, []
+
+    def flaky(nb, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("Kernel didn't respond in 60 seconds")
+        return real(nb, **kwargs)
+
+    monkeypatch.setattr(executors, "single_nb_execution", flaky)
+    notebook = str(_notebook(tmp_path / "n.ipynb", "print(6 * 7)"))
+    _, text, _, error = build_book._execute(notebook, 60, False)
+    assert len(calls) == 2 and error == "" and '"42\\n"' in text
+
+    def never(nb, **kwargs):
+        calls.append(1)
+        raise RuntimeError("Kernel didn't respond in 60 seconds")
+
+    monkeypatch.setattr(executors, "single_nb_execution", never)
+    with pytest.raises(RuntimeError, match="didn't respond"):  # the second failure is reported
+        build_book._execute(notebook, 60, False)
+    assert len(calls) == 4
 
 
 def test_grading_raises_the_open_file_limit_to_the_hard_limit():

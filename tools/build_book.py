@@ -73,13 +73,23 @@ def execution_settings(book: Path = BOOK) -> dict:
 
 
 def _execute(path: str, timeout: int, allow_errors: bool) -> tuple[str, str | None, float, str]:
-    """In a worker process: run one notebook in its folder; (path, executed JSON or None, seconds, error)."""
-    import nbformat
-    from jupyter_cache.executors.utils import single_nb_execution
+    """In a worker process: run one notebook in its folder; (path, executed JSON or None, seconds, error).
 
-    nb = nbformat.read(path, as_version=4)
-    result = single_nb_execution(nb, cwd=str(Path(path).parent), timeout=timeout, allow_errors=allow_errors,
-                                 meta_override=True)
+    A kernel that does not start is started once more: its TCP ports are chosen free by the client and
+    bound a moment later by the kernel, and with several kernels starting at once another one can take a
+    port in between (seen once at 4 jobs: "Kernel didn't respond in 60 seconds")."""
+    import jupyter_cache.executors.utils as executors
+    import nbformat
+
+    for attempt in (1, 2):
+        nb = nbformat.read(path, as_version=4)
+        try:
+            result = executors.single_nb_execution(nb, cwd=str(Path(path).parent), timeout=timeout,
+                                                   allow_errors=allow_errors, meta_override=True)
+            break
+        except RuntimeError as exc:
+            if attempt == 2 or "didn't respond" not in str(exc):
+                raise
     if result.err is not None:
         return path, None, result.time, result.exc_string or repr(result.err)
     return path, nbformat.writes(nb), result.time, ""
