@@ -75,9 +75,9 @@ def execution_settings(book: Path = BOOK) -> dict:
 def _execute(path: str, timeout: int, allow_errors: bool) -> tuple[str, str | None, float, str]:
     """In a worker process: run one notebook in its folder; (path, executed JSON or None, seconds, error).
 
-    A kernel that does not start is started once more: its TCP ports are chosen free by the client and
-    bound a moment later by the kernel, and with several kernels starting at once another one can take a
-    port in between (seen once at 4 jobs: "Kernel didn't respond in 60 seconds")."""
+    A kernel that does not start is started once more (seen once, at 4 jobs: "Kernel didn't respond in 60
+    seconds"; the likely cause: the client chooses free TCP ports and the kernel binds them a moment later,
+    and with several kernels starting at once another one can take a port in between)."""
     import jupyter_cache.executors.utils as executors
     import nbformat
 
