@@ -39,9 +39,9 @@ Conventions (stated once, in the book's "Conventions" page):
 import importlib
 import importlib.util
 
-# Where each public name lives. ``import mbdlib`` loads none of these modules: a name is imported from its
-# module the first time it is used (PEP 562), so a page or a process that needs only the rotations (or the
-# exercise checks) does not pay for sympy's printers, scipy's integrators and the contact schemes.
+# Where each public name lives. A name is imported from its module the first time it is used (PEP 562),
+# so a page or a process that needs only the rotations (or the exercise checks) does not pay for sympy's
+# printers, scipy's integrators and the contact schemes.
 _WHERE = {
     "assembly": ("AssembledSystem", "ModelReport", "assemble_system", "compare_models", "model_report"),
     "bodies": ("RigidBody", "combine", "parallel_axis", "principal_axes", "rotate_inertia"),
@@ -82,11 +82,17 @@ _WHERE = {
 _MODULE = {name: module for module, names in _WHERE.items() for name in names}
 
 
+# ``linearize`` names both a module and the function it defines: the function is bound now, so that the
+# module, imported later by another one (``mbdlib.vehicles``), cannot take its place (numpy and scipy.linalg
+# only, no sympy).
+from .linearize import linearize  # noqa: E402
+
+
 def __getattr__(name: str):
     module = _MODULE.get(name)
     if module is not None:
         value = getattr(importlib.import_module(f".{module}", __name__), name)
-    elif importlib.util.find_spec(f"{__name__}.{name}") is not None:  # a module: mbdlib.planar, ...
+    elif name.isidentifier() and importlib.util.find_spec(f"{__name__}.{name}") is not None:  # mbdlib.planar
         value = importlib.import_module(f".{name}", __name__)
     else:
         raise AttributeError(f"module 'mbdlib' has no attribute {name!r}")

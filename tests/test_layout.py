@@ -8,7 +8,10 @@ only modules listed before it.  The docstring must list every module, and nothin
 from __future__ import annotations
 
 import ast
+import importlib
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -73,8 +76,7 @@ def test_imports_point_down_the_chain(name):
 def test_the_package_does_not_import_figures_and_the_exercise_engine_stands_alone():
     """``import mbdlib`` stays free of matplotlib-based modules; the exercises' engine (all but the
     chapter modules ``chNN``) imports nothing of mbdlib outside ``mbdlib.exercises``."""
-    init = relative_imports("__init__", PACKAGE / "__init__.py")
-    assert not init & {"plotting", "schematics", "frames", "widgets"}, init
+    assert not set(mbdlib._WHERE) & {"plotting", "schematics", "frames", "widgets", "view3d", "course"}
     for path in sorted((PACKAGE / "exercises").glob("*.py")):
         if re.fullmatch(r"ch\d\d\.py", path.name):
             continue
@@ -82,6 +84,25 @@ def test_the_package_does_not_import_figures_and_the_exercise_engine_stands_alon
         outside = [node.module for node in ast.walk(tree)
                    if isinstance(node, ast.ImportFrom) and node.level >= 2]
         assert not outside, f"mbdlib/exercises/{path.name} imports {outside} from the rest of mbdlib"
+
+
+def test_import_mbdlib_loads_each_name_on_first_use():
+    """``import mbdlib`` loads neither sympy nor scipy's integrators nor matplotlib; each public name comes
+    from the module ``_WHERE`` gives (``linearize`` too, the function, not its module), a submodule by its
+    name; anything else is an AttributeError."""
+    code = ("import sys, mbdlib; print(sorted(m for m in sys.modules if m.startswith(('sympy', "
+            "'scipy.integrate', 'matplotlib', 'mbdlib.planar'))))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]", loaded
+    assert sorted(mbdlib._MODULE) == sorted(mbdlib.__all__)
+    for name, module in mbdlib._MODULE.items():
+        assert getattr(mbdlib, name) is getattr(importlib.import_module(f"mbdlib.{module}"), name), name
+    assert mbdlib.planar is importlib.import_module("mbdlib.planar")
+    assert callable(mbdlib.linearize) and importlib.import_module("mbdlib.vehicles")  # imports the module
+    assert mbdlib.linearize is importlib.import_module("mbdlib.linearize").linearize
+    with pytest.raises(AttributeError, match="no attribute 'simulation'"):
+        mbdlib.simulation  # noqa: B018
+    assert not hasattr(mbdlib, "planar.PlanarModel")
 
 
 def test_the_checker_catches_an_upward_import(tmp_path):

@@ -20,8 +20,11 @@ def rnd(x, decimals=4):
 
 def sci(x, digits=2):
     """A number for the prose in powers of ten, to ``digits`` significant digits: ``sci(3.04e-5)`` is
-    "3.0 × 10⁻⁵"; a mantissa of exactly 1 is left out, ``sci(1e-9, 1)`` is "10⁻⁹"."""
-    mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
+    "3.0 × 10⁻⁵"; a mantissa of exactly 1 is left out, ``sci(1e-9, 1)`` is "10⁻⁹"; ``digits=None`` keeps
+    the digits ``x`` has, ``sci(2.5e-3, None)`` is "2.5 × 10⁻³"."""
+    mantissa, exponent = (f"{x:e}" if digits is None else f"{x:.{digits - 1}e}").split("e")
+    if digits is None:
+        mantissa = mantissa.rstrip("0").rstrip(".")
     power = "10" + str(int(exponent)).translate(SUPERSCRIPT)
     return power if mantissa == "1" else f"{mantissa} × {power}"
 
@@ -29,8 +32,7 @@ def sci(x, digits=2):
 def under(x, limit):
     """For the text: the bound a small result is asserted to stay below, as given: "10⁻⁹", "2 × 10⁻³"."""
     assert x < limit, (x, limit)
-    digits = len(f"{limit:.6e}".split("e")[0].rstrip("0").replace(".", "").lstrip("-")) or 1
-    return sci(limit, digits)
+    return sci(limit, None)
 
 
 def small(x, below):
