@@ -83,8 +83,13 @@ class Linearization:
     def modes(self):
         """``(eigenvalues, vectors)``: the eigenvalues sorted as :attr:`eigenvalues`, each column of
         ``vectors`` the mode shape in the order of :attr:`states`, scaled to a largest entry of 1 (real
-        and positive)."""
+        and positive).
+
+        Each vector of an eigenvalue apart from the others is refined by one step of inverse iteration:
+        LAPACK's vectors can be wrong in the ninth digit when ``A`` has a defective eigenvalue elsewhere
+        (a free coordinate's double zero), while the refined ones are exact to round-off."""
         lam, V = np.linalg.eig(self.A)
+        V = _refine_vectors(self.A, lam, V)
         order = np.lexsort((np.round(lam.imag, 9), np.round(lam.real, 9)))
         lam, V = lam[order], V[:, order]
         for k in range(V.shape[1]):
@@ -102,6 +107,24 @@ class Linearization:
         note = "" if self.is_equilibrium else f"; not an equilibrium (|ẋ0| = {np.abs(self.rate0).max():.3g})"
         return (f"linearization in {self.states} (inputs {self.inputs}): eigenvalues {lam}; "
                 f"accuracy ≈ {self.accuracy:.1e}{note}")
+
+
+def _refine_vectors(A: np.ndarray, lam: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """One step of inverse iteration, ``(A - σI) w = v`` with σ a hair from λ, for each simple eigenvalue
+    (a repeated one's vectors are left: the step would turn them all into one)."""
+    V = V.copy()
+    scale = max(1.0, float(np.max(np.abs(lam), initial=0.0)))
+    eye = np.eye(A.shape[0])
+    for k, z in enumerate(lam):
+        if np.min(np.abs(np.delete(lam, k) - z), initial=np.inf) < 1e-6 * scale:
+            continue
+        try:
+            w = np.linalg.solve(A - (z + 1e-10 * scale) * eye, V[:, k])
+        except np.linalg.LinAlgError:
+            continue
+        if np.all(np.isfinite(w)):
+            V[:, k] = w / np.linalg.norm(w)
+    return V
 
 
 def _coordinates(system, items, what):
