@@ -177,9 +177,10 @@ def _solve(system, t, q, qd, alpha=0.0, beta=0.0, bs=None, damp=None):
     if bs is not None:
         return _solve_banded(system, bs, t, q, qd, alpha, beta, damp)
     M, Q = system.M(q), system.Q(t, q, qd)
+    # γ before Φ_q: a model that keeps its last evaluation (the spatial ones) then answers Φ_q from it
+    g = np.concatenate([system.gamma(q, qd, t), system.b_gamma(q, qd, t)])
     Phi_q, B = system.phi_q(q, t), system.B(q, t)
     J = np.vstack([Phi_q, B])
-    g = np.concatenate([system.gamma(q, qd, t), system.b_gamma(q, qd, t)])
     if alpha or beta:
         m = Phi_q.shape[0]
         phi_dot = Phi_q @ qd + system.phi_t(q, t)

@@ -354,12 +354,32 @@ class Model:
         return state
 
     def _bind(self, state: Assembly) -> ConstrainedSystem:
-        """The system of this very object (no snapshot): for the model's own solves."""
+        """The system of this very object: :meth:`system` binds a snapshot (a deep copy), so its ``Φ_q``
+        can answer a repeated call at the same ``(q, t)`` from the last one (:class:`_LastCall`)."""
         return ConstrainedSystem(
-            n=self.n, M=self.M, Q=self.Q, phi=self.phi, phi_q=self.phi_q, phi_t=self.phi_t, gamma=self.gamma,
+            n=self.n, M=self.M, Q=self.Q, phi=self.phi, phi_q=_LastCall(self.phi_q), phi_t=self.phi_t,
+            gamma=self.gamma,
             B=self.B, b_gamma=self.b_gamma, energy=self.energy, q0=state.q0, qd0=state.qd0, t0=state.t0,
             labels=self.labels, coordinate_names=self.coordinate_names, structure=self._structure(),
             inputs=self._inputs(), name=self._describe(), contacts=self._contacts())
+
+
+class _LastCall:
+    """``f(q, t)`` that answers a call at the same ``(q, t)`` as the one before with a copy of its result:
+    a contact scheme asks for ``Φ_q`` up to three times per right-hand side. Only for the functions of a
+    snapshot, which nothing changes after it is made."""
+
+    __slots__ = ("f", "key", "value")
+
+    def __init__(self, f):
+        self.f, self.key, self.value = f, None, None
+
+    def __call__(self, q, t=0.0):
+        q = np.asarray(q, dtype=float)
+        key = (q.tobytes(), q.shape, float(t))
+        if key != self.key:
+            self.value, self.key = self.f(q, t), key
+        return self.value.copy()
 
 
 class UnconstrainedModel(Model):

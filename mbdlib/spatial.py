@@ -111,11 +111,11 @@ class SpatialModel(SpatialMechanism):
         self.springs: list[dict] = []
         self.rolling: list[RollingDisk] = []
         self.contacts: list[Contact] = []
-        self._disk_cache = None
+        self._disk_cache = self._rolling_last = None
 
     def _changed(self):
         super()._changed()
-        self._disk_cache = None
+        self._disk_cache = self._rolling_last = None
 
     # ------------------------------------------------------------------ loads
     def add_force(self, body, force, point=(0.0, 0.0, 0.0), name=None) -> dict:
@@ -408,10 +408,22 @@ class SpatialModel(SpatialMechanism):
         return self._disk_cache
 
     def _rolling(self, q, qd=None):
-        """``B`` (2K, n) and, with ``q̇``, ``b_γ`` (2K,) of the K rolling disks, all at once."""
+        """``B`` (2K, n) and, with ``q̇``, ``b_γ`` (2K,) of the K rolling disks, all at once; the last
+        evaluation is kept, so that ``b_γ`` and ``B`` at the same state (one KKT solve) cost one pass."""
+        q = np.asarray(q, dtype=float)
+        qd = None if qd is None else np.asarray(qd, dtype=float)
+        key_q, key_qd = q.tobytes(), None if qd is None else qd.tobytes()
+        last = self._rolling_last
+        if last is not None and last[0] == key_q and (qd is None or last[1] == key_qd):
+            return last[2]
+        out = self._rolling_rows(q, qd)
+        self._rolling_last = (key_q, key_qd, out)
+        return out
+
+    def _rolling_rows(self, q, qd):
         d = self._disks()
         K = len(d["R"])
-        st = _State(np.asarray(q, dtype=float), None if qd is None else np.asarray(qd, dtype=float))
+        st = _State(q, qd)
         body, R, n, T = d["body"], d["R"], d["normal"], d["T"]
         c, a = _point(st, 0, body, d["center"]), _vector(st, 0, body, d["axis"])
         h = np.einsum("nc,nc->n", c.val - d["point"], n)
@@ -435,14 +447,14 @@ class SpatialModel(SpatialMechanism):
         """Nonholonomic rows (rolling without slipping), shape ``(2 × rolling bodies, n)``."""
         if not self.rolling:
             return np.zeros((0, self.n))
-        return self._rolling(q)[0]
+        return self._rolling(q)[0].copy()
 
     def b_gamma(self, q, qd, t=0.0) -> np.ndarray:
         """``b_γ`` of ``B q̈ = b_γ``, shape ``(2 × rolling bodies,)``, in closed form:
         ``−t_k·((ḣ/R) ċ + (h/R) c̈_quad + R ẇ × ω)`` with ``ẇ = −(ȧ·n) a − (a·n) ȧ``."""
         if not self.rolling:
             return np.zeros(0)
-        return self._rolling(q, qd)[1]
+        return self._rolling(q, qd)[1].copy()
 
     @property
     def labels(self) -> list[str]:

@@ -238,6 +238,21 @@ def test_mode_shapes_are_exact_beside_a_free_coordinates_double_zero():
         assert abs(np.max(np.abs(V[:, k])) - 1.0) < 1e-14       # scaled to a largest entry of 1
 
 
+def test_a_systems_jacobian_repeated_at_one_state_is_that_states():
+    """A system's Φ_q answers a call at the (q, t) of the call before from it (contact schemes ask up to
+    three times per right-hand side): at any sequence of states and times it equals the model's own, and a
+    caller that changes the returned matrix does not change the next answer."""
+    model = mechanism("slider_crank", coordinates="cartesian", gravity=(0.0, -G))
+    system = model.system()
+    rng = np.random.default_rng(8)
+    qs = [system.q0 + rng.normal(0.0, 0.3, system.n) for _ in range(3)]
+    for k, t in [(0, 0.0), (0, 0.0), (1, 0.0), (1, 0.5), (0, 0.5), (2, 0.5), (2, 0.5)]:
+        J = system.phi_q(qs[k], t)
+        np.testing.assert_array_equal(J, model.phi_q(qs[k], t))
+        J[:] = np.nan
+    assert np.isfinite(system.phi_q(qs[2], 0.5)).all()
+
+
 def test_inputs_give_the_exact_input_matrix():
     """A joint torque τ at the hinge of a rod: B = (0, 1 / I_hinge)."""
     L, mass = 0.8, 2.0

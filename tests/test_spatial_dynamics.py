@@ -299,6 +299,22 @@ def disk_model(position, p, velocity, omega):
     return model
 
 
+def test_rolling_rows_kept_from_the_last_state_are_those_of_the_state_asked():
+    """B and b_γ keep their last evaluation (one pass per KKT solve): in any order of calls and states,
+    each equals a fresh model's, and changing a returned array changes nothing kept."""
+    rng = np.random.default_rng(4)
+    model = disk_model((0.0, 0.0, R_DISK), [1.0, 0.0, 0.0, 0.0], (1.0, 0.0, 0.0), (0.0, 2.0, 0.0))
+    states = [(rng.normal(size=model.n), rng.normal(size=model.n)) for _ in range(3)]
+    for k in [0, 0, 1, 0, 2, 2, 1]:
+        q, qd = states[k]
+        fresh = disk_model((0.0, 0.0, R_DISK), [1.0, 0.0, 0.0, 0.0], (1.0, 0.0, 0.0), (0.0, 2.0, 0.0))
+        b_gamma, B = model.b_gamma(q, qd), model.B(q)
+        np.testing.assert_array_equal(B, fresh.B(q))
+        np.testing.assert_array_equal(b_gamma, fresh.b_gamma(q, qd))
+        B[:], b_gamma[:] = np.nan, np.nan
+        assert np.isfinite(model.B(q)).all() and np.isfinite(model.b_gamma(q, qd)).all()
+
+
 def test_rolling_disk_accelerations_equal_sympy_kanes_method(sympy_disk):
     """At random states: Euler-parameter coordinates with a holonomic height row and two nonholonomic
     rows (multipliers) against Kane's method with independent speeds in Euler angles, to 1e-10."""
