@@ -165,7 +165,7 @@ KEY_TERMS = {
         "constraint", "constraint Jacobian", "velocity constraint", "acceleration constraint",
         "acceleration right-hand side", "driver", "knife edge", "Grübler count", "redundant constraint",
         "singular configuration", "slider-crank", "four-bar linkage", "parallelogram linkage",
-        "constraint drift", "coordinate projection", "KKT matrix",
+        "constraint drift", "coordinate projection", "KKT matrix", "kinematic analysis",
     ],
     "chapters/ch04_coordinates": [
         "Cartesian coordinates", "relative coordinates", "mixed coordinates", "closed chain", "cut joint",
@@ -185,13 +185,14 @@ KEY_TERMS = {
         "normalization row", "basic constraints", "overconstrained mechanism", "Bricard linkage",
         "state of self-stress",
         "rolling without slipping", "Chaplygin sleigh", "dependent speeds", "nonholonomic partial velocity",
-        "heavy symmetric top", "precession", "nutation", "spin",
+        "heavy symmetric top", "precession", "nutation", "spin", "critical speed",
     ],
     "chapters/ch08_linearization": [
         "equilibrium", "linearization", "eigenvalue", "mode", "asymptotic stability",
         "Lyapunov's indirect method", "complex-step derivative", "steady motion",
         "sleeping top", "gyroscopic stabilization", "Whipple bicycle model", "self-stability", "weave mode",
-        "capsize mode", "castor mode",
+        "capsize mode", "castor mode", "Lyapunov function", "pitchfork bifurcation", "modal mass",
+        "modal coordinate",
     ],
     "chapters/ch09_contact": [
         "unilateral constraint", "complementarity condition", "impact", "impulse", "restitution coefficient",
