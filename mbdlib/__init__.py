@@ -73,7 +73,8 @@ _WHERE = {
                   "dcm_from_quat", "dcm_rate", "euler_from_dcm", "euler_rate_matrix",
                   "euler_rates_from_omega", "normalize_quat", "omega_from_dcm_rate",
                   "omega_from_euler_rates", "omega_from_quat_rates", "quat_conjugate", "quat_from_dcm",
-                  "quat_multiply", "quat_rates", "rot_x", "rot_y", "rot_z", "skew", "unskew"),
+                  "quat_multiply", "quat_rate_matrix", "quat_rates", "rot_x", "rot_y", "rot_z", "skew",
+                  "unskew"),
     "schemes": ("AugmentedLagrangian", "Baumgarte", "EventDriven", "ODE", "Projection", "TimeStepping"),
     "spatial": ("SpatialDofReport", "SpatialModel"),
     "system": ("Assembly", "ConstrainedSystem", "ModelWarning", "Structure"),
@@ -117,7 +118,8 @@ __all__ = [
     "skew", "unskew", "rot_x", "rot_y", "rot_z", "check_rotation", "dcm_from_euler", "euler_from_dcm",
     "dcm_from_quat", "quat_from_dcm", "normalize_quat", "quat_multiply", "quat_conjugate",
     "dcm_from_axis_angle", "axis_angle_from_dcm", "euler_rate_matrix", "omega_from_euler_rates",
-    "euler_rates_from_omega", "quat_rates", "omega_from_quat_rates", "dcm_rate", "omega_from_dcm_rate",
+    "euler_rates_from_omega", "quat_rates", "omega_from_quat_rates", "quat_rate_matrix", "dcm_rate",
+    "omega_from_dcm_rate",
     # bodies
     "RigidBody", "parallel_axis", "rotate_inertia", "principal_axes", "combine",
     # chains and kinematics

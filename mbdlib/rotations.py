@@ -629,6 +629,25 @@ def omega_from_quat_rates(e, edot, frame: str = "global"):
     return 2.0 * G @ edot
 
 
+def quat_rate_matrix(e, frame: str = "global"):
+    """Nikravesh's 3×4 matrix ``G = [-e, ẽ + e0 I]`` (``frame="global"``: ``omega = 2 G ė``) or
+    ``L = [-e, -ẽ + e0 I]`` (``"body"``: ``omega' = 2 L ė``) of Euler parameters ``e``.
+
+    Linear in ``e`` and not normalized, so it also gives the matrices of a rate, ``G(ė)`` and ``L(ė)``
+    (the gyroscopic terms of the equations of motion in Euler parameters). ``G e = L e = 0``, and for a
+    unit ``e`` the rows are orthonormal (Nikravesh 1988, ch. 6).
+
+    >>> quat_rate_matrix([1.0, 0, 0, 0], "body") + 0.0           # at e = (1, 0, 0, 0): [0, I]
+    array([[0., 1., 0., 0.],
+           [0., 0., 1., 0.],
+           [0., 0., 0., 1.]])
+    """
+    frame = _frame(frame)
+    if is_symbolic(e):
+        return _G(vector(e, 4, "e"), frame)
+    return _G(_finite(np.asarray(vector(e, 4, "e"), dtype=float), "e"), frame)
+
+
 def dcm_rate(A, omega):
     """Time derivative of a DCM, ``Ȧ = ω̃ A`` with ``omega`` in global components.
 

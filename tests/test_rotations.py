@@ -373,6 +373,32 @@ def test_quat_rates_against_finite_differences_and_kinematic_equation(e, omega):
     np.testing.assert_allclose(rot.omega_from_quat_rates(e, edot, frame="body"), omega_b, atol=1e-12)
 
 
+@MEDIUM
+@given(unit_quats(), vec3)
+def test_quat_rate_matrix_gives_omega_from_rates_and_the_quaternion_product(e, omega):
+    """ω = 2 G ė and ω' = 2 L ė; G e = L e = 0 and G Gᵀ = L Lᵀ = I for a unit e; and, independently of
+    the library's rates, G(p) q and L(p) q are the vector parts of q ⊗ p* and p* ⊗ q (the Hamilton product
+    written out here): linear in each argument, so the same holds for a rate that is not a unit quaternion."""
+    edot = rot.quat_rates(e, omega)
+    G, L = rot.quat_rate_matrix(e), rot.quat_rate_matrix(e, "body")
+    np.testing.assert_allclose(2 * G @ edot, omega, atol=1e-12)
+    np.testing.assert_allclose(2 * L @ edot, rot.dcm_from_quat(e).T @ omega, atol=1e-12)
+    for X in (G, L):
+        np.testing.assert_allclose(X @ e, 0.0, atol=1e-12)
+        np.testing.assert_allclose(X @ X.T, np.eye(3), atol=1e-12)
+
+    def product(a, b):
+        return np.r_[a[0] * b[0] - a[1:] @ b[1:], a[0] * b[1:] + b[0] * a[1:] + np.cross(a[1:], b[1:])]
+
+    conj = e * [1, -1, -1, -1]
+    np.testing.assert_allclose(rot.quat_rate_matrix(edot) @ e, product(e, edot * [1, -1, -1, -1])[1:],
+                               atol=1e-12)
+    np.testing.assert_allclose(G @ edot, product(edot, conj)[1:], atol=1e-12)
+    np.testing.assert_allclose(L @ edot, product(conj, edot)[1:], atol=1e-12)
+    with pytest.raises(ShapeError, match="frame"):
+        rot.quat_rate_matrix(e, "inertial")
+
+
 def test_omega_from_dcm_rate_rejects_inconsistent_rate():
     with pytest.raises(ShapeError, match="Adot @ A\\^T is not skew-symmetric"):
         rot.omega_from_dcm_rate(np.eye(3), np.eye(3))
