@@ -364,6 +364,19 @@ class Model:
             inputs=self._inputs(), name=self._describe(), contacts=self._contacts())
 
 
+def state_key(q, qd=None, *extra) -> tuple:
+    """The key of an evaluation at ``(q, q̇, *extra)`` (``q̇`` None: an evaluation without rates)."""
+    return np.asarray(q, dtype=float).tobytes(), None if qd is None else np.asarray(qd).tobytes(), extra
+
+
+def kept_answers(kept_key, key) -> bool:
+    """Whether an evaluation kept at ``kept_key`` answers a call at ``key`` (both :func:`state_key`): the
+    same ``q`` and extras, and the same ``q̇`` unless the call asks for none (values and gradients only).
+    The models that keep their last evaluation (one pass serves ``Φ_q`` and ``γ`` of a KKT solve) ask this."""
+    return (kept_key is not None and kept_key[0] == key[0] and kept_key[2] == key[2]
+            and (key[1] is None or kept_key[1] == key[1]))
+
+
 class _LastCall:
     """``f(q, t)`` that answers a call at the same ``(q, t)`` as the one before with a copy of its result:
     a contact scheme asks for ``Φ_q`` up to three times per right-hand side. Only for the functions of a
@@ -375,9 +388,8 @@ class _LastCall:
         self.f, self.key, self.value = f, None, None
 
     def __call__(self, q, t=0.0):
-        q = np.asarray(q, dtype=float)
-        key = (q.tobytes(), q.shape, float(t))
-        if key != self.key:
+        key = state_key(q, None, np.shape(q), float(t))
+        if not kept_answers(self.key, key):
             self.value, self.key = self.f(q, t), key
         return self.value.copy()
 

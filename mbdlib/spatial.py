@@ -36,7 +36,7 @@ import numpy as np
 from . import _validate
 from .contact import Contact, contact_parameters, sphere_plane
 from .errors import ModelError
-from .model import Coordinate, linear_coordinate
+from .model import Coordinate, kept_answers, linear_coordinate, state_key
 from .rotations import _intrinsic_form, _parity
 from .spatial_joints import (  # noqa: F401 (SpatialBody, _tilde: re-exported, as before the split)
     _A,
@@ -412,12 +412,11 @@ class SpatialModel(SpatialMechanism):
         evaluation is kept, so that ``b_γ`` and ``B`` at the same state (one KKT solve) cost one pass."""
         q = np.asarray(q, dtype=float)
         qd = None if qd is None else np.asarray(qd, dtype=float)
-        key_q, key_qd = q.tobytes(), None if qd is None else qd.tobytes()
-        last = self._rolling_last
-        if last is not None and last[0] == key_q and (qd is None or last[1] == key_qd):
-            return last[2]
+        key = state_key(q, qd)
+        if self._rolling_last is not None and kept_answers(self._rolling_last[0], key):
+            return self._rolling_last[1]
         out = self._rolling_rows(q, qd)
-        self._rolling_last = (key_q, key_qd, out)
+        self._rolling_last = (key, out)
         return out
 
     def _rolling_rows(self, q, qd):

@@ -53,7 +53,7 @@ from .constraints import DofReport, motion_of
 from .constraints import _Vec as _PlanarVec
 from .errors import ModelError, ShapeError
 from .linalg import nearby_rank, numerical_rank, rank_analysis
-from .model import Coordinate, Model, Part
+from .model import Coordinate, Model, Part, kept_answers, state_key
 from .rotations import _G as _euler_matrix
 from .rotations import dcm_from_quat, normalize_quat  # noqa: F401 (dcm_from_quat: doctest)
 
@@ -885,12 +885,11 @@ class SpatialMechanism(Model):
         if q.shape != (self.n,):
             raise ShapeError(f"{self._describe()}: q must have shape ({self.n},), got {q.shape}")
         qd = None if qd is None else np.asarray(qd, dtype=float)
-        key_q, key_qd = q.tobytes(), None if qd is None else qd.tobytes()
-        last = self._last
-        if last is not None and last[0] == key_q and last[2] == t and (qd is None or last[1] == key_qd):
-            return last[3]
+        key = state_key(q, qd, float(t))
+        if self._last is not None and kept_answers(self._last[0], key):
+            return self._last[1]
         out = self._rows().evaluate(q, qd, float(t))
-        self._last = (key_q, key_qd, t, out)
+        self._last = (key, out)
         return out
 
     def phi(self, q, t=0.0) -> np.ndarray:
