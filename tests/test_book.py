@@ -192,7 +192,7 @@ KEY_TERMS = {
         "Lyapunov's indirect method", "complex-step derivative", "steady motion",
         "sleeping top", "gyroscopic stabilization", "Whipple bicycle model", "self-stability", "weave mode",
         "capsize mode", "castor mode", "Lyapunov function", "pitchfork bifurcation", "modal mass",
-        "modal coordinate",
+        "modal coordinate", "Lagrange–Dirichlet theorem", "Hessian", "effective potential",
     ],
     "chapters/ch09_contact": [
         "unilateral constraint", "complementarity condition", "impact", "impulse", "restitution coefficient",
