@@ -299,6 +299,13 @@ def disk_model(position, p, velocity, omega):
     return model
 
 
+def test_the_rolling_disks_report_counts_one_constraint_in_the_singular():
+    # one body (6 coordinates without Euler parameters), one holonomic row: the contact point's height
+    disk = disk_model((0.0, 0.0, R_DISK), [1.0, 0.0, 0.0, 0.0], (1.0, 0.0, 0.0), (0.0, 2.0, 0.0))
+    text = disk.dof_report().text
+    assert "6 coordinates (6 per body), 1 constraint\n" in text + "\n", text
+
+
 def test_rolling_rows_kept_from_the_last_state_are_those_of_the_state_asked():
     """B and b_γ keep their last evaluation (one pass per KKT solve): in any order of calls and states,
     each equals a fresh model's, and changing a returned array changes nothing kept."""
