@@ -143,6 +143,16 @@ def test_overview_shows_the_pages_and_times_from_the_registry(chapter):
     calls = [c for c in overview.cells if c.cell_type == "code" and f"contents({chapter})" in c.source]
     assert calls and calls[0].get("outputs"), \
         f"the overview shows its pages with their times: a cell displaying course.contents({chapter})"
+    # the stored outputs are today's: a page's prose changed its reading time, so re-execute the overview
+    # (nbval would fail on it, later and with less to say)
+    shown = [o["data"]["text/markdown"] for o in calls[0].outputs if "text/markdown" in o.get("data", {})]
+    stale = f"re-execute {_groups()[chapter][0].name}: its stored reading times are out of date"
+    assert shown == [course.contents(chapter)], stale
+    glued = {o["data"]["application/papermill.record/text/plain"]
+             for c in overview.cells if c.cell_type == "code" for o in c.get("outputs", [])
+             if "application/papermill.record/text/plain" in o.get("data", {})}
+    for minutes in (course.reading_minutes(chapter), course.exercise_minutes(chapter)):
+        assert repr(course.hours(minutes)) in glued, stale
     for k, cell in enumerate(overview.cells):
         if cell.cell_type == "markdown":
             text = re.sub(r"\{glue:text\}`[^`]*`", "", cell.source)
@@ -151,6 +161,15 @@ def test_overview_shows_the_pages_and_times_from_the_registry(chapter):
     pages = [p.stem for p in _groups()[chapter]]
     assert pages == [Path(p).name for p in course.chapter_pages(chapter)], \
         "the chapter's notebooks and its _toc.yml entries differ (order or names)"
+
+
+def test_how_to_use_stores_todays_study_table():
+    # make book recomputes the table; the stored one is what the tests' build and a reader of the notebook see
+    nb = _read(REPO / "book" / "how_to_use.ipynb")
+    cells = [c for c in nb.cells if c.cell_type == "code" and "study_table" in c.source]
+    shown = [o["data"]["text/markdown"] for c in cells for o in c.get("outputs", [])
+             if "text/markdown" in o.get("data", {})]
+    assert shown == [course.study_table()], "re-execute book/how_to_use.ipynb: its stored times are stale"
 
 
 @pytest.mark.parametrize("path", SPLIT_PAGES + OTHER_PAGES, ids=_ids(SPLIT_PAGES + OTHER_PAGES))
