@@ -489,6 +489,23 @@ def test_checker_reports_what_a_page_script_breaks(chromium, tmp_path):
     assert proc.returncode == 1
 
 
+def test_checker_fails_a_table_wider_than_the_box_it_scrolls_in(chromium, tmp_path):
+    """The theme puts each table in a scrolling wrapper narrower than the text column: a table that fits the
+    column but not the wrapper is cut off at the wrapper's edge, so it fails; one that fits passes."""
+    def page(name, table_px):
+        return _write(tmp_path / name, f"""<html><body><article class="bd-article" style="width: 700px">
+            <div style="width: 600px; overflow-x: auto"><table style="width: {table_px}px"><tr><td>cell</td>
+            </tr></table></div></article></body></html>""")
+    wide, fits = page("wide.html", 650), page("fits.html", 550)
+    _write(tmp_path / "index.html", "<html><body><p>index</p></body></html>")
+    proc = subprocess.run([sys.executable, str(REPO / "tools" / "check_book.py"), str(tmp_path), str(wide),
+                           str(fits), "--no-screenshots", "--no-links"],
+                          capture_output=True, text=True, timeout=300, check=False)
+    wide_part, fits_part = proc.stdout.split("fits.html", 1)[0], proc.stdout.split("fits.html", 1)[1]
+    assert "a table wider than its column (650 px > 600 px)" in wide_part, proc.stdout
+    assert "wider than its column" not in fits_part, proc.stdout
+
+
 def _png_size(path: Path) -> tuple[int, int]:
     """(width, height) from a PNG's IHDR chunk."""
     head = path.read_bytes()[:24]

@@ -223,9 +223,12 @@ LAYOUT_SCRIPT = """<script>window.addEventListener("load", function () { setTime
     || document.body;
   var width = column.clientWidth, wide = [];
   column.querySelectorAll("table").forEach(function (t) {
+    // the box the table is laid out in (the theme's scrolling wrapper is narrower than the column: a
+    // table wider than it is cut off at its edge, and the reader must scroll it sideways)
+    var box = Math.min(width, t.parentElement ? t.parentElement.clientWidth : width);
     var w = Math.max(t.scrollWidth, t.getBoundingClientRect().width);
-    if (w > width + 2) {
-      wide.push({kind: "table", width: Math.round(w), column: width,
+    if (w > box + 2) {
+      wide.push({kind: "table", width: Math.round(w), column: box,
                  text: (t.textContent || "").replace(/\\s+/g, " ").trim().slice(0, 60)});
     }
   });
