@@ -225,7 +225,8 @@ LAYOUT_SCRIPT = """<script>window.addEventListener("load", function () { setTime
   column.querySelectorAll("table").forEach(function (t) {
     // the box the table is laid out in (the theme's scrolling wrapper is narrower than the column: a
     // table wider than it is cut off at its edge, and the reader must scroll it sideways)
-    var box = Math.min(width, t.parentElement ? t.parentElement.clientWidth : width);
+    var inner = t.parentElement ? t.parentElement.clientWidth : 0;  // 0: an inline parent, no box
+    var box = inner > 0 ? Math.min(width, inner) : width;
     var w = Math.max(t.scrollWidth, t.getBoundingClientRect().width);
     if (w > box + 2) {
       wide.push({kind: "table", width: Math.round(w), column: box,
