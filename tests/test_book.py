@@ -324,6 +324,15 @@ def test_every_key_term_has_an_entry_introduced_on_its_page(glossary):
 # --- the checker itself can fail ------------------------------------------------------------------
 
 
+def test_list_pages_leaves_out_assets_and_a_checkers_copy_of_a_page(tmp_path):
+    # another test worker's check keeps a copy of the page it loads beside it (render_measured)
+    for rel in ("index.html", "chapters/a.html", "_static/x.html",
+                f"chapters/{check_book.MEASURE_COPY}12-34-a.html"):
+        _write(tmp_path / rel, "<html></html>")
+    assert [p.relative_to(tmp_path).as_posix() for p in check_book.list_pages(tmp_path)] == \
+        ["chapters/a.html", "index.html"]
+
+
 def test_check_source_flags_remote_assets_and_missing_files(tmp_path):
     page = tmp_path / "index.html"
     html = ('<html><head><script src="https://cdn.example.org/x.js"></script>'

@@ -80,6 +80,8 @@ TIMEOUT_S = 90
 # Virtual time a page runs before it is read: timers fast-forward, so MathJax, the widget manager and the
 # check's scripts (their 2 s of timers) finish; a pending file fetch pauses it.
 VIRTUAL_TIME_MS = 10000
+# The name of the copy of a page that the check loads (its scripts added), beside the page while it loads.
+MEASURE_COPY = ".check_book-measure-"
 # Pages Sphinx generates itself: no source, so no download button and no screenshot.
 GENERATED_PAGES = {"genindex.html", "search.html", "py-modindex.html"}
 NOT_LINKS = ("#", "data:", "blob:", "javascript:", "mailto:", "tel:")
@@ -265,8 +267,10 @@ def find_chromium(explicit: str | None = None) -> str | None:
 
 
 def list_pages(build: Path) -> list[Path]:
-    """Every HTML page of the build, outside Sphinx's asset folders, sorted."""
-    return sorted(p for p in build.rglob("*.html") if not SKIP_DIRS & set(p.relative_to(build).parts[:-1]))
+    """Every HTML page of the build, outside Sphinx's asset folders, sorted; not the copies that
+    :func:`render_measured` keeps beside a page while another checker (a test worker) loads it."""
+    return sorted(p for p in build.rglob("*.html") if not SKIP_DIRS & set(p.relative_to(build).parts[:-1])
+                  and not p.name.startswith(MEASURE_COPY))
 
 
 def _local_target(page: Path, ref: str) -> Path | None:
@@ -752,7 +756,7 @@ def render_measured(browser: cdp.Browser, page: Path, width: int = 1280,
     body_end = html.rfind("</body>")
     if body_end < 0:
         html, body_end = html + "<body></body>", len(html) + len("<body>")
-    copy = page.with_name(f".check_book-measure-{os.getpid()}-{threading.get_ident()}-{page.name}")
+    copy = page.with_name(f"{MEASURE_COPY}{os.getpid()}-{threading.get_ident()}-{page.name}")
     scripts = MEASURE_SCRIPT + PLAYER_SCRIPT + VIEW3D_SCRIPT + LAYOUT_SCRIPT + GLYPH_SCRIPT
     copy.write_text(html[:body_end] + scripts + html[body_end:], encoding="utf-8")
     try:
