@@ -66,6 +66,15 @@ def _show(x) -> str:
     return repr(a.tolist()) if a.size <= 12 else f"an array of shape {a.shape}"
 
 
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """``n`` and the noun for it, for a message.
+
+    >>> plural(1, "constraint"), plural(0, "warning"), plural(3, "body", "bodies")
+    ('1 constraint', '0 warnings', '3 bodies')
+    """
+    return f"{n} {word if n == 1 else (words or word + 's')}"
+
+
 def unit(x, n: int, name: str, what: str = "") -> np.ndarray:
     """``x / |x|`` for a direction ``x`` of n finite numbers; the zero vector is refused."""
     a = vector(x, n, name, what)

@@ -952,6 +952,6 @@ class SpatialMechanism(Model):
             redundant=redundant, singular=singular, dependent=[labels[r] for r in dependent],
             involved=sorted({owners[r] for g in groups for r in g}, key=owners.index), nonholonomic=len(B),
             velocity_dof=self.n - velocity_rank,
-            notes=[f"without Euler parameters: {6 * n_b} coordinates (6 per body), {m - n_b} constraint"
-                   f"{'' if m - n_b == 1 else 's'}"],
+            notes=[f"without Euler parameters: {6 * n_b} coordinates (6 per body), "
+                   f"{_validate.plural(m - n_b, 'constraint')}"],
             coordinates_6=6 * n_b, constraints_6=m - n_b)

@@ -33,6 +33,7 @@ import html
 import textwrap
 from dataclasses import dataclass, field
 
+from .. import _validate
 from ..errors import ModelError
 from . import items, motion
 from .views import ModelView, view_of
@@ -124,7 +125,7 @@ class CheckReport:
     def verdict(self) -> str:
         n_pass = sum(item.status == "pass" for item in self.items)
         n_warn, n_fail = len(self.warnings), len(self.failed)
-        return f"{n_pass} passed, {n_warn} warning{'' if n_warn == 1 else 's'}, {n_fail} failed"
+        return f"{n_pass} passed, {_validate.plural(n_warn, 'warning')}, {n_fail} failed"
 
     def to_rows(self) -> list[dict]:
         """One dict per item: step, key, title, status, detail, fix."""

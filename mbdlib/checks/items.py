@@ -10,10 +10,11 @@ import numbers
 
 import numpy as np
 
+from .._validate import plural
 from ..assembly import nonzero_pattern
 from ..errors import ModelError
 from ..linalg import nearby_rank, rank_analysis
-from .views import G_EARTH, ModelView, f3, plural, vec
+from .views import G_EARTH, ModelView, f3, vec
 
 #: key -> (step of document 001 §5, title), in the order of the report
 ITEMS = {

@@ -32,10 +32,6 @@ def f3(x) -> str:
     return "0" if x == 0 else f"{x:.3g}"
 
 
-def plural(n: int, word: str, words: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (words or word + 's')}"
-
-
 def vec(v) -> str:
     return "(" + ", ".join(f3(c) for c in np.asarray(v, dtype=float)) + ")"
 
