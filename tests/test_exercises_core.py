@@ -230,3 +230,20 @@ def test_every_registered_mistake_is_wrong_and_shows_its_own_hint(chapter):
                 else:
                     v = judge(e, [mistake.answer(**params)], [()], params)
                 assert (v.verdict, v.hint) == ("wrong", mistake.hint), (e.id, params, mistake.hint)
+
+
+def test_register_refuses_a_course_id_unless_told_to_replace_it():
+    course_1_12 = get("1.12")
+    refused = r"exercise 1\.12 is the course's .*mbdlib\.exercises list 1.*replace=True"
+    with pytest.raises(ValueError, match=refused):
+        register(Exercise("1.12", "An instructor's own", 1, reference=lambda: 1.0))
+    assert get("1.12") is course_1_12  # nothing changed
+    # an id of one's own: a cell run twice replaces its first definition
+    register(Exercise("0.81", "Mine", 1, reference=lambda: 1.0))
+    register(Exercise("0.81", "Mine, corrected", 1, reference=lambda: 2.0))
+    assert get("0.81").title == "Mine, corrected"
+    try:
+        assert register(Exercise("1.12", "On purpose", 1, reference=lambda: 1.0), replace=True) is get("1.12")
+    finally:
+        register(course_1_12, replace=True)
+    assert get("1.12") is course_1_12

@@ -47,6 +47,7 @@ import html
 import importlib
 import json
 import re
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -261,10 +262,32 @@ def _num(x: float) -> str:
 
 # ---------------------------------------------------------------- registry
 _REGISTRY: dict[str, Exercise] = {}
+_COURSE_IDS: set[str] = set()   # ids registered by the chapter modules
 
 
-def register(exercise: Exercise) -> Exercise:
-    """Add an exercise to the registry (re-registering the same id replaces it)."""
+_COURSE_MODULE = re.compile(r"mbdlib\.exercises\.ch\d\d$")   # the chapter modules: the course's own exercises
+
+
+def register(exercise: Exercise, replace: bool = False) -> Exercise:
+    """Add an exercise to the registry.
+
+    An id the course's chapter modules already use (``python -m mbdlib.exercises list N`` shows them) is
+    refused with a ``ValueError``, since replacing it would change what every notebook and the grader ask
+    for that id; ``replace=True`` replaces it on purpose. An id of your own can be registered again (a
+    notebook cell run twice): the new definition replaces the old.
+    """
+    chapter = re.match(r"(\d+)\.", exercise.id)
+    caller = sys._getframe(1).f_globals.get("__name__", "")
+    if not _COURSE_MODULE.match(caller):
+        if chapter:
+            _load_chapter(int(chapter.group(1)))   # so that the course's ids of that chapter are known
+        if exercise.id in _COURSE_IDS and not replace:
+            old = _REGISTRY[exercise.id]
+            raise ValueError(f"register: exercise {exercise.id} is the course's {old.title!r}; give yours an "
+                             f"id chapter {old.chapter} does not use (python -m mbdlib.exercises list "
+                             f"{old.chapter}), or pass replace=True to replace it")
+    else:
+        _COURSE_IDS.add(exercise.id)
     _REGISTRY[exercise.id] = exercise
     return exercise
 
